@@ -1,0 +1,95 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Settings every Purse target shares: Swift 6 language mode, explicit `any`, and imports that
+/// are internal unless they say otherwise.
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "purse",
+    platforms: [.macOS(.v15), .iOS(.v17)],
+    products: [
+        .executable(name: "purse", targets: ["purse"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // libpq, found through pkg-config.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        // Our libpq layer: connections, the pool, $n-bound queries, typed rows, the migrator.
+        .target(
+            name: "Postgres",
+            dependencies: [
+                "CLibPQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The numbered migrations in sql/, compiled into the binary.
+        .target(
+            name: "PurseSQL",
+            path: "sql",
+            exclude: ["README.md"],
+            resources: [.embedInCode("migrations")],
+            swiftSettings: strictSettings
+        ),
+        // The domain: validation, the test processor, sheet rules, services and repositories.
+        .target(
+            name: "PurseCore",
+            dependencies: [
+                "Postgres",
+                "PurseSQL",
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The `purse` executable: serve, migrate, accounts, keys.
+        .executableTarget(
+            name: "purse",
+            dependencies: [
+                "PurseCore",
+                "Postgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Helpers the test targets share: the test PostgreSQL, live servers, HTTP calls.
+        .target(
+            name: "TestSupport",
+            dependencies: ["Postgres"],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PostgresTests",
+            dependencies: ["Postgres", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PurseCoreTests",
+            dependencies: ["PurseCore", "PurseSQL", "Postgres", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        // Runs the built `purse` executable as users do.
+        .testTarget(
+            name: "PurseCommandTests",
+            dependencies: ["purse", "Postgres", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

@@ -1,0 +1,337 @@
+public import Logging
+public import NIOCore
+public import NIOPosix
+public import ServiceLifecycle
+import Synchronization
+
+/// A bounded pool of connections, and the way to run work on one of them.
+///
+/// Work is a synchronous closure that runs on one of the pool's own threads, so a whole
+/// transaction costs one hop there and back however many statements it has, and libpq's
+/// blocking calls never touch an event loop or the cooperative thread pool.
+///
+/// Run it as a ServiceLifecycle `Service`: graceful shutdown waits for leased connections to
+/// come back and then closes everything.
+public final class PostgresClient: Sendable, Service {
+    public struct Options: Sendable {
+        /// The most connections open at once (and threads running statements).
+        public var maxConnections: Int
+        /// How long a caller waits for a free connection before ``PGError/Kind/poolTimeout``.
+        public var checkoutTimeout: Duration
+
+        public init(maxConnections: Int = 8, checkoutTimeout: Duration = .seconds(5)) {
+            self.maxConnections = max(1, maxConnections)
+            self.checkoutTimeout = checkoutTimeout
+        }
+    }
+
+    /// A snapshot of the pool, for metrics.
+    public struct Statistics: Sendable {
+        public var open: Int
+        public var idle: Int
+        public var waiting: Int
+        /// Callers that had to wait for a connection, since start.
+        public var totalWaits: Int
+    }
+
+    public let configuration: PostgresConfiguration
+    public let options: Options
+    private let threadPool: NIOThreadPool
+    private let timerLoop: any EventLoop
+    private let state: Mutex<PoolState>
+    private let logger: Logger
+
+    public init(
+        configuration: PostgresConfiguration,
+        options: Options = Options(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "purse.postgres")
+    ) {
+        self.configuration = configuration
+        self.options = options
+        self.threadPool = NIOThreadPool(numberOfThreads: options.maxConnections)
+        self.timerLoop = eventLoopGroup.next()
+        self.state = Mutex(PoolState(maxConnections: options.maxConnections))
+        self.logger = logger
+        threadPool.start()
+    }
+
+    /// Runs `body` with a connection of its own, on one of the pool's threads.
+    ///
+    /// A transaction block `body` leaves open is rolled back. Cancelling the calling task
+    /// cancels the statement running on the server.
+    public func withConnection<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) throws -> Result
+    ) async throws -> Result {
+        try Task.checkCancellation()
+        let connection = try await lease()
+        do {
+            let result = try await withTaskCancellationHandler {
+                try await threadPool.runIfActive { () throws -> (Result, Bool) in
+                    do {
+                        let result = try body(connection)
+                        return (result, connection.rollBackOpenTransaction())
+                    } catch {
+                        _ = connection.rollBackOpenTransaction()
+                        throw error
+                    }
+                }
+            } onCancel: {
+                connection.cancel()
+            }
+            release(connection, reusable: result.1)
+            return result.0
+        } catch is NIOThreadPoolError.ThreadPoolInactive {
+            release(connection, reusable: false)
+            throw PGError(.poolClosed, message: "The connection pool is closed")
+        } catch {
+            release(connection, reusable: connection.isUsable)
+            throw error
+        }
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    public func withTransaction<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) throws -> Result
+    ) async throws -> Result {
+        try await withConnection { connection in
+            try connection.simpleQuery("BEGIN")
+            let result = try body(connection)
+            try connection.simpleQuery("COMMIT")
+            return result
+        }
+    }
+
+    /// Runs one statement on a pooled connection.
+    @discardableResult
+    public func query(_ query: PostgresQuery) async throws -> PostgresRows {
+        try await withConnection { try $0.query(query) }
+    }
+
+    public var statistics: Statistics {
+        state.withLock { state in
+            Statistics(
+                open: state.openCount,
+                idle: state.idle.count,
+                waiting: state.waiters.count,
+                totalWaits: state.totalWaits
+            )
+        }
+    }
+
+    /// Waits for graceful shutdown, then closes the pool.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await close()
+    }
+
+    /// Closes the pool: waiting callers fail, idle connections close at once, leased ones when
+    /// they come back; returns when all are closed.
+    public func close() async {
+        let (idle, waiters) = state.withLock { state in
+            state.isClosed = true
+            defer {
+                state.idle.removeAll()
+                state.waiters.removeAll()
+            }
+            state.openCount -= state.idle.count
+            return (state.idle, state.waiters)
+        }
+        for connection in idle { connection.close() }
+        for waiter in waiters {
+            waiter.timeout?.cancel()
+            waiter.continuation.resume(throwing: PGError(.poolClosed, message: "The connection pool is closed"))
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                if state.openCount == 0 { return true }
+                state.drained.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+        try? await threadPool.shutdownGracefully()
+    }
+
+    // MARK: - Leasing
+
+    /// What a waiting caller is handed: a connection, or the right to open one.
+    enum Grant {
+        case connection(PostgresConnection)
+        case permitToConnect
+    }
+
+    private func lease() async throws -> PostgresConnection {
+        let decision = state.withLock { state -> LeaseDecision in
+            if state.isClosed { return .closed }
+            if let connection = state.idle.popLast() { return .use(connection) }
+            if state.openCount < state.maxConnections {
+                state.openCount += 1
+                return .connect
+            }
+            state.totalWaits += 1
+            return .wait
+        }
+        switch decision {
+        case .closed:
+            throw PGError(.poolClosed, message: "The connection pool is closed")
+        case .use(let connection):
+            return try await prepareForUse(connection)
+        case .connect:
+            return try await connect()
+        case .wait:
+            switch try await waitForGrant() {
+            case .connection(let connection): return try await prepareForUse(connection)
+            case .permitToConnect: return try await connect()
+            }
+        }
+    }
+
+    private enum LeaseDecision {
+        case closed, use(PostgresConnection), connect, wait
+    }
+
+    /// Checks an idle connection before use; one the server has closed (a restart, say) is
+    /// replaced by a new one.
+    private func prepareForUse(_ connection: PostgresConnection) async throws -> PostgresConnection {
+        connection.resetCancellation()
+        if connection.isUsable { return connection }
+        logger.info("Replacing a broken database connection", metadata: ["connection": "\(connection.id)"])
+        connection.close()
+        return try await connect()
+    }
+
+    /// Opens a connection in a slot already counted in `openCount`; gives the slot back on failure.
+    private func connect() async throws -> PostgresConnection {
+        let configuration = self.configuration
+        do {
+            return try await threadPool.runIfActive { try PostgresConnection(configuration: configuration) }
+        } catch {
+            releaseSlot()
+            if error is NIOThreadPoolError.ThreadPoolInactive {
+                throw PGError(.poolClosed, message: "The connection pool is closed")
+            }
+            throw error
+        }
+    }
+
+    private func waitForGrant() async throws -> Grant {
+        let id = state.withLock { state in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        let timeout = options.checkoutTimeout
+        let (seconds, attoseconds) = timeout.components
+        let delay = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Grant, any Error>) in
+                let scheduled = timerLoop.scheduleTask(in: delay) { [self] in
+                    failWaiter(id, with: PGError(
+                        .poolTimeout,
+                        message: "No database connection became free within \(timeout)"
+                    ))
+                }
+                let enqueued = state.withLock { state in
+                    if state.isClosed { return false }
+                    state.waiters.append(Waiter(id: id, continuation: continuation, timeout: scheduled))
+                    return true
+                }
+                if !enqueued {
+                    scheduled.cancel()
+                    continuation.resume(throwing: PGError(.poolClosed, message: "The connection pool is closed"))
+                }
+            }
+        } onCancel: {
+            failWaiter(id, with: CancellationError())
+        }
+    }
+
+    /// Resumes waiter `id` with an error, if it is still waiting.
+    private func failWaiter(_ id: Int, with error: any Error) {
+        let waiter = state.withLock { state -> Waiter? in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index)
+        }
+        waiter?.timeout?.cancel()
+        waiter?.continuation.resume(throwing: error)
+    }
+
+    /// Returns a connection: to the longest-waiting caller, else to the idle list. One that cannot
+    /// be reused is closed, and its slot goes to a waiter as a permit to connect.
+    private func release(_ connection: PostgresConnection, reusable: Bool) {
+        enum Outcome {
+            case idled
+            case handOver(Waiter, Grant)
+            case close
+            case closeAndDrain([CheckedContinuation<Void, Never>])
+        }
+        let outcome = state.withLock { state -> Outcome in
+            if state.isClosed {
+                state.openCount -= 1
+                let drained = state.openCount == 0 ? state.drained : []
+                if state.openCount == 0 { state.drained.removeAll() }
+                return .closeAndDrain(drained)
+            }
+            if reusable {
+                if !state.waiters.isEmpty { return .handOver(state.waiters.removeFirst(), .connection(connection)) }
+                state.idle.append(connection)
+                return .idled
+            }
+            if !state.waiters.isEmpty { return .handOver(state.waiters.removeFirst(), .permitToConnect) }
+            state.openCount -= 1
+            return .close
+        }
+        switch outcome {
+        case .idled:
+            break
+        case .handOver(let waiter, let grant):
+            if case .permitToConnect = grant { connection.close() }
+            waiter.timeout?.cancel()
+            waiter.continuation.resume(returning: grant)
+        case .close:
+            connection.close()
+        case .closeAndDrain(let drained):
+            connection.close()
+            drained.forEach { $0.resume() }
+        }
+    }
+
+    /// Gives back a slot whose connect failed: to a waiter as a permit, else to the pool.
+    private func releaseSlot() {
+        let waiter = state.withLock { state -> Waiter? in
+            if !state.isClosed, !state.waiters.isEmpty { return state.waiters.removeFirst() }
+            state.openCount -= 1
+            if state.isClosed, state.openCount == 0 {
+                let drained = state.drained
+                state.drained.removeAll()
+                drained.forEach { $0.resume() }
+            }
+            return nil
+        }
+        waiter?.timeout?.cancel()
+        waiter?.continuation.resume(returning: .permitToConnect)
+    }
+}
+
+/// A caller waiting for a connection, first come first served.
+struct Waiter {
+    let id: Int
+    let continuation: CheckedContinuation<PostgresClient.Grant, any Error>
+    let timeout: Scheduled<Void>?
+}
+
+/// The pool's bookkeeping, guarded by its mutex.
+struct PoolState {
+    let maxConnections: Int
+    /// Connections open or being opened, leased or idle.
+    var openCount = 0
+    var idle: [PostgresConnection] = []
+    var waiters: [Waiter] = []
+    var nextWaiterID = 0
+    var totalWaits = 0
+    var isClosed = false
+    /// `close()` callers waiting for the last connection to come back.
+    var drained: [CheckedContinuation<Void, Never>] = []
+
+    init(maxConnections: Int) { self.maxConnections = maxConnections }
+}

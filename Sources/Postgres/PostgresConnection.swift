@@ -1,0 +1,321 @@
+internal import CLibPQ
+import Foundation
+import Synchronization
+
+/// One libpq connection. Its calls block, so the pool runs them on its own threads, never on an
+/// event loop or the cooperative pool.
+///
+/// `@unchecked Sendable`: the connection is used by one caller at a time, because the pool leases
+/// it to exactly one body and that body runs on one thread. The only state touched from other
+/// threads is the cancel state, which sits behind a `Mutex`.
+public final class PostgresConnection: @unchecked Sendable {
+    /// A number for log lines, unique within the process.
+    public let id: Int
+    private var handle: OpaquePointer?
+    /// Prepared statements on this connection: statement key (SQL plus parameter types) → name.
+    private var preparedStatements: [String: String] = [:]
+    private var nextStatementNumber = 0
+    private let cancelState: Mutex<CancelState>
+
+    /// Statements prepared before `DEALLOCATE ALL` starts the cache over, so statements built
+    /// dynamically cannot grow it without bound.
+    static let preparedStatementLimit = 512
+
+    private static let nextID = Atomic<Int>(0)
+
+    /// What another thread needs to cancel the running statement.
+    private struct CancelState: ~Copyable, Sendable {
+        /// `PGcancel*`, made once per connection; `PQcancel` on it is thread-safe.
+        var cancelHandle: CancelHandle?
+        var isRunning = false
+        /// Set by `cancel()` until `resetCancellation()`: statements started after a
+        /// cancellation fail at once instead of running.
+        var isCancelled = false
+    }
+
+    /// Connects, blocking until the server answers or `connect_timeout` passes.
+    public init(configuration: PostgresConfiguration) throws {
+        id = Self.nextID.add(1, ordering: .relaxed).newValue
+        let keywords = configuration.parameters.map { strdup($0.keyword) } + [nil]
+        let values = configuration.parameters.map { strdup($0.value) } + [nil]
+        defer {
+            keywords.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        // The arrays outlive the call; libpq copies what it keeps.
+        let connection = keywords.map { UnsafePointer($0) }.withUnsafeBufferPointer { keywordPointers in
+            values.map { UnsafePointer($0) }.withUnsafeBufferPointer { valuePointers in
+                PQconnectdbParams(keywordPointers.baseAddress, valuePointers.baseAddress, 0)
+            }
+        }
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.map { Self.errorMessage(of: $0) } ?? "out of memory"
+            PQfinish(connection)  // required even after a failed connect
+            throw PGError(.connectionFailed, message: message)
+        }
+        purse_silence_notices(connection)
+        handle = connection
+        cancelState = Mutex(CancelState(cancelHandle: PQgetCancel(connection).map(CancelHandle.init)))
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Closes the connection. Safe to call more than once.
+    public func close() {
+        cancelState.withLock { state in
+            if let cancelHandle = state.cancelHandle { PQfreeCancel(cancelHandle.pointer) }
+            state.cancelHandle = nil
+        }
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// Whether the connection can take a statement: open and not broken. Pooled connections never
+    /// LISTEN, so a server that sent anything to an idle connection is saying goodbye (a restart
+    /// or an administrator's termination); checking for that costs one `poll` and no round trip.
+    public var isUsable: Bool {
+        guard let handle, PQstatus(handle) == CONNECTION_OK, !isInTransaction else { return false }
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) == 0
+    }
+
+    /// Whether a transaction block is open on the connection (idle in it, or failed in it).
+    public var isInTransaction: Bool {
+        guard let handle else { return false }
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
+    /// Runs one statement with its binds and returns its rows.
+    ///
+    /// The statement is prepared on first use and reused from then on.
+    @discardableResult
+    public func query(_ query: PostgresQuery) throws -> PostgresRows {
+        let handle = try openHandle()
+        let key = Self.statementKey(query)
+        let name: String
+        if let prepared = preparedStatements[key] {
+            name = prepared
+        } else {
+            if preparedStatements.count >= Self.preparedStatementLimit {
+                try simpleQuery("DEALLOCATE ALL")
+                preparedStatements.removeAll()
+            }
+            nextStatementNumber += 1
+            name = "purse_\(nextStatementNumber)"
+            let types = query.binds.map { Oid($0.type.oid) }
+            let result = try running {
+                PQprepare(handle, name, query.sql, Int32(types.count), types)
+            }
+            defer { PQclear(result) }
+            try check(result)
+            preparedStatements[key] = name
+        }
+        let result = try Self.withParameters(query.binds) { values, lengths, formats in
+            try running {
+                PQexecPrepared(handle, name, Int32(query.binds.count), values, lengths, formats, 1)
+            }
+        }
+        defer { PQclear(result) }
+        try check(result)
+        return Self.rows(of: result)
+    }
+
+    /// Runs SQL text without binds through the simple-query protocol. The text may hold several
+    /// statements (a migration file, say). Rows are not returned.
+    public func simpleQuery(_ sql: String) throws {
+        let handle = try openHandle()
+        let result = try running { PQexec(handle, sql) }
+        defer { PQclear(result) }
+        try check(result)
+    }
+
+    /// Cancels the caller's work on this connection, from any thread: the running statement is
+    /// cancelled on the server, and later statements fail with `CancellationError` until
+    /// `resetCancellation()`.
+    public func cancel() {
+        cancelState.withLock { state in
+            state.isCancelled = true
+            guard state.isRunning, let cancelHandle = state.cancelHandle else { return }
+            var buffer = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(cancelHandle.pointer, &buffer, Int32(buffer.count))
+        }
+    }
+
+    /// Clears a cancellation, for the next caller of a pooled connection.
+    func resetCancellation() {
+        cancelState.withLock { $0.isCancelled = false }
+    }
+
+    /// Rolls back an open transaction block, even after a cancellation, so the connection can be
+    /// reused. Returns false when the connection cannot be used any more.
+    func rollBackOpenTransaction() -> Bool {
+        guard isInTransaction else { return isUsable }
+        guard let handle else { return false }
+        let result = PQexec(handle, "ROLLBACK")
+        defer { PQclear(result) }
+        return result.map { PQresultStatus($0) == PGRES_COMMAND_OK } ?? false
+    }
+
+    // MARK: - Internals
+
+    /// `@unchecked Sendable`: libpq documents `PQcancel` on a `PGcancel` as safe from any
+    /// thread, and the pointer is only used and freed under `cancelState`'s lock.
+    private struct CancelHandle: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    private func openHandle() throws -> OpaquePointer {
+        guard let handle else { throw PGError(.connectionFailed, message: "The connection is closed") }
+        return handle
+    }
+
+    /// Marks a statement as running for `cancelRunningQuery`, and turns a server-side cancel we
+    /// asked for into `CancellationError`.
+    private func running(_ body: () -> OpaquePointer?) throws -> OpaquePointer? {
+        let cancelledBefore = cancelState.withLock { state in
+            state.isRunning = !state.isCancelled
+            return state.isCancelled
+        }
+        if cancelledBefore { throw CancellationError() }
+        let result = body()
+        let cancelled = cancelState.withLock { state in
+            state.isRunning = false
+            return state.isCancelled
+        }
+        if cancelled, let result, Self.sqlState(of: result) == .queryCanceled {
+            PQclear(result)
+            throw CancellationError()
+        }
+        return result
+    }
+
+    /// Throws the error a result carries, if any.
+    private func check(_ result: OpaquePointer?) throws {
+        let handle = try openHandle()
+        guard let result else {
+            throw PGError(.connectionFailed, message: Self.errorMessage(of: handle))
+        }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return
+        default:
+            let message = Self.field(result, purse_diag_message_primary())
+                ?? Self.errorMessage(of: handle)
+            let sqlState = Self.sqlState(of: result)
+            let lost = PQstatus(handle) != CONNECTION_OK
+            throw PGError(
+                lost || sqlState?.isConnectionClass == true ? .connectionFailed : .server,
+                message: message,
+                sqlState: sqlState,
+                detail: Self.field(result, purse_diag_message_detail()),
+                constraint: Self.field(result, purse_diag_constraint_name())
+            )
+        }
+    }
+
+    private static func sqlState(of result: OpaquePointer) -> SQLState? {
+        field(result, purse_diag_sqlstate()).map(SQLState.init)
+    }
+
+    private static func field(_ result: OpaquePointer, _ code: Int32) -> String? {
+        PQresultErrorField(result, code).map { String(cString: $0) }
+    }
+
+    private static func errorMessage(of connection: OpaquePointer) -> String {
+        guard let message = PQerrorMessage(connection) else { return "unknown libpq error" }
+        return String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static func statementKey(_ query: PostgresQuery) -> String {
+        var key = query.sql
+        for bind in query.binds { key += ":\(bind.type.oid)" }
+        return key
+    }
+
+    /// Lays the binds out as libpq wants them (pointers, lengths, formats) for one call.
+    /// Text values get the NUL terminator libpq reads them by; all point into one buffer that
+    /// lives for the duration of `body`.
+    private static func withParameters<Result>(
+        _ binds: [PostgresBind],
+        _ body: (
+            UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?
+        ) throws -> Result
+    ) throws -> Result {
+        var buffer: [UInt8] = []
+        var offsets: [Int?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for bind in binds {
+            formats.append(bind.format.rawValue)
+            guard let bytes = bind.bytes else {
+                offsets.append(nil)
+                lengths.append(0)
+                continue
+            }
+            if bind.format == .text, bytes.contains(0) {
+                throw PGError(
+                    .server,
+                    message: "invalid byte sequence for encoding \"UTF8\": 0x00",
+                    sqlState: SQLState("22021")
+                )
+            }
+            offsets.append(buffer.count)
+            lengths.append(Int32(bytes.count))
+            buffer += bytes
+            if bind.format == .text { buffer.append(0) }
+        }
+        if buffer.isEmpty { buffer.append(0) }  // so the base address is never nil
+        return try buffer.withUnsafeBufferPointer { bytes in
+            // Pointers into `bytes`; they are used only inside this closure.
+            let base = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
+            let values: [UnsafePointer<CChar>?] = offsets.map { offset in offset.map { base + $0 } }
+            return try values.withUnsafeBufferPointer { valuePointers in
+                try lengths.withUnsafeBufferPointer { lengthPointers in
+                    try formats.withUnsafeBufferPointer { formatPointers in
+                        try body(valuePointers.baseAddress, lengthPointers.baseAddress, formatPointers.baseAddress)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Copies a result's rows into Swift values.
+    private static func rows(of result: OpaquePointer?) -> PostgresRows {
+        guard let result else { return PostgresRows(columns: [], affectedRows: 0, bytes: [], ranges: []) }
+        let rowCount = Int(PQntuples(result))
+        let columnCount = Int(PQnfields(result))
+        let columns = (0..<columnCount).map { column in
+            PostgresRows.Column(
+                name: String(cString: PQfname(result, Int32(column))),
+                type: PostgresType(oid: UInt32(PQftype(result, Int32(column))))
+            )
+        }
+        var size = 0
+        for row in 0..<rowCount {
+            for column in 0..<columnCount { size += Int(PQgetlength(result, Int32(row), Int32(column))) }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size)
+        var ranges: [Range<Int>?] = []
+        ranges.reserveCapacity(rowCount * columnCount)
+        for row in 0..<rowCount {
+            for column in 0..<columnCount {
+                if PQgetisnull(result, Int32(row), Int32(column)) == 1 {
+                    ranges.append(nil)
+                    continue
+                }
+                let length = Int(PQgetlength(result, Int32(row), Int32(column)))
+                let start = bytes.count
+                // PQgetvalue points at `length` bytes owned by the result, which is alive here.
+                let value = UnsafeRawPointer(PQgetvalue(result, Int32(row), Int32(column))!)
+                bytes.append(contentsOf: UnsafeRawBufferPointer(start: value, count: length))
+                ranges.append(start..<(start + length))
+            }
+        }
+        let affected = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? rowCount
+        return PostgresRows(columns: columns, affectedRows: affected, bytes: bytes, ranges: ranges)
+    }
+}

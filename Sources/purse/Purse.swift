@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Purse: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "purse",
+        abstract: "A self-hosted payment-method settings service that speaks Stripe's API.",
+        subcommands: [MigrateCommand.self]
+    )
+}

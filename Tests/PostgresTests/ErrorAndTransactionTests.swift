@@ -1,0 +1,107 @@
+import Foundation
+@testable import Postgres
+import TestSupport
+import Testing
+
+@Suite("Errors and transactions")
+struct ErrorAndTransactionTests {
+    @Test func uniqueViolationCarriesSQLStateAndConstraintButNoValues() async throws {
+        try await TestPostgres.withDatabase { client in
+            try await client.query("CREATE TABLE cards (token text CONSTRAINT cards_token_key UNIQUE)")
+            let secret = "4242424242424242"
+            try await client.query("INSERT INTO cards (token) VALUES (\(secret))")
+            let error = await #expect(throws: PGError.self) {
+                try await client.query("INSERT INTO cards (token) VALUES (\(secret))")
+            }
+            #expect(error?.kind == .server)
+            #expect(error?.sqlState == .uniqueViolation)
+            #expect(error?.constraint == "cards_token_key")
+            #expect(error?.isUnavailable == false)
+            // PostgreSQL puts the duplicate key in `detail`; the error's message never holds it.
+            #expect(error?.message.contains(secret) == false)
+        }
+    }
+
+    @Test func syntaxErrorsAreServerErrors() async throws {
+        try await TestPostgres.withDatabase { client in
+            let error = await #expect(throws: PGError.self) { try await client.query("SELEC 1") }
+            #expect(error?.sqlState == SQLState("42601"))
+        }
+    }
+
+    @Test func transactionCommitsOnReturn() async throws {
+        try await TestPostgres.withDatabase { client in
+            try await client.query("CREATE TABLE items (n int)")
+            try await client.withTransaction { connection in
+                try connection.query("INSERT INTO items VALUES (\(1))")
+                try connection.query("INSERT INTO items VALUES (\(2))")
+            }
+            let rows = try await client.query("SELECT count(*) AS n FROM items")
+            #expect(try rows[0]["n", as: Int.self] == 2)
+        }
+    }
+
+    @Test func transactionRollsBackOnThrow() async throws {
+        struct Refused: Error {}
+        try await TestPostgres.withDatabase { client in
+            try await client.query("CREATE TABLE items (n int)")
+            await #expect(throws: Refused.self) {
+                try await client.withTransaction { connection in
+                    try connection.query("INSERT INTO items VALUES (\(1))")
+                    throw Refused()
+                }
+            }
+            await #expect(throws: PGError.self) {
+                try await client.withTransaction { connection in
+                    try connection.query("INSERT INTO items VALUES (\(2))")
+                    try connection.query("INSERT INTO items VALUES ('not a number')")
+                }
+            }
+            let rows = try await client.query("SELECT count(*) AS n FROM items")
+            #expect(try rows[0]["n", as: Int.self] == 0)
+        }
+    }
+
+    @Test func aTransactionRunsOnOneConnection() async throws {
+        try await TestPostgres.withDatabase { client in
+            let (first, second, transactionIDs) = try await client.withTransaction { connection in
+                let a = try connection.query("SELECT pg_backend_pid() AS pid, txid_current() AS tx")
+                let b = try connection.query("SELECT pg_backend_pid() AS pid, txid_current() AS tx")
+                return (
+                    try a[0]["pid", as: Int32.self], try b[0]["pid", as: Int32.self],
+                    [try a[0]["tx", as: Int.self], try b[0]["tx", as: Int.self]]
+                )
+            }
+            #expect(first == second)
+            #expect(transactionIDs[0] == transactionIDs[1])
+        }
+    }
+
+    @Test func aBodyThatLeavesATransactionOpenIsRolledBack() async throws {
+        try await TestPostgres.withDatabase(options: .init(maxConnections: 1)) { client in
+            try await client.query("CREATE TABLE items (n int)")
+            try await client.withConnection { connection in
+                try connection.simpleQuery("BEGIN")
+                try connection.query("INSERT INTO items VALUES (\(1))")
+            }
+            let rows = try await client.query("SELECT count(*) AS n FROM items")
+            #expect(try rows[0]["n", as: Int.self] == 0)
+        }
+    }
+
+    @Test func preparedStatementsAreReusedAndSurviveTheCacheLimit() async throws {
+        try await TestPostgres.withDatabase(options: .init(maxConnections: 1)) { client in
+            let limit = PostgresConnection.preparedStatementLimit
+            try await client.withConnection { connection in
+                for round in 0..<3 {
+                    for n in 0..<(limit / 2 + 10) {
+                        let rows = try connection.query(.init(unsafeSQL: "SELECT \(n) + $1::int8 AS v", binds: [round.postgresBind]))
+                        #expect(try rows[0]["v", as: Int.self] == n + round)
+                    }
+                }
+                let prepared = try connection.query("SELECT count(*) AS n FROM pg_prepared_statements")
+                #expect(try prepared[0]["n", as: Int.self] <= limit)
+            }
+        }
+    }
+}

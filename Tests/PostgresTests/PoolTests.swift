@@ -1,0 +1,115 @@
+import Foundation
+@testable import Postgres
+import Synchronization
+import TestSupport
+import Testing
+
+@Suite("The connection pool")
+struct PoolTests {
+    @Test func callersWaitForAFreeConnectionThenTimeOutClearly() async throws {
+        let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .milliseconds(300))
+        try await TestPostgres.withDatabase(options: options) { client in
+            async let holder: Void = client.withConnection { try $0.query("SELECT pg_sleep(1.2)") }
+            try await Task.sleep(for: .milliseconds(150))
+            let started = ContinuousClock.now
+            let error = await #expect(throws: PGError.self) { try await client.query("SELECT 1") }
+            let waited = ContinuousClock.now - started
+            #expect(error?.kind == .poolTimeout)
+            #expect(error?.isUnavailable == true)
+            #expect(waited >= .milliseconds(250) && waited < .seconds(1))
+            try await holder
+            // Once the holder is done, the connection serves again.
+            let rows = try await client.query("SELECT 1 AS one")
+            #expect(try rows[0]["one", as: Int32.self] == 1)
+            #expect(client.statistics.totalWaits >= 1)
+        }
+    }
+
+    @Test func waitingCallersAreServedInOrder() async throws {
+        let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(10))
+        try await TestPostgres.withDatabase(options: options) { client in
+            let order = ServiceOrder()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { _ = try await client.withConnection { try $0.query("SELECT pg_sleep(0.4)") } }
+                try await Task.sleep(for: .milliseconds(100))
+                for caller in 1...5 {
+                    group.addTask {
+                        try await client.withConnection { _ in order.record(caller) }
+                    }
+                    // Let each caller join the queue before the next one.
+                    try await Task.sleep(for: .milliseconds(40))
+                }
+                try await group.waitForAll()
+            }
+            #expect(order.callers == [1, 2, 3, 4, 5])
+        }
+    }
+
+    @Test func manyConcurrentCallersShareASmallPool() async throws {
+        try await TestPostgres.withDatabase(options: .init(maxConnections: 3)) { client in
+            let total = try await withThrowingTaskGroup(of: Int.self) { group in
+                for n in 1...60 {
+                    group.addTask { try await client.query("SELECT \(n) AS n")[0]["n", as: Int.self] }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(total == (1...60).reduce(0, +))
+            #expect(client.statistics.open <= 3)
+        }
+    }
+
+    @Test func cancellingTheTaskCancelsTheRunningQuery() async throws {
+        try await TestPostgres.withDatabase(options: .init(maxConnections: 1)) { client in
+            let started = ContinuousClock.now
+            let task = Task { try await client.withConnection { try $0.query("SELECT pg_sleep(30)") } }
+            try await Task.sleep(for: .milliseconds(300))
+            task.cancel()
+            await #expect(throws: CancellationError.self) { try await task.value }
+            #expect(ContinuousClock.now - started < .seconds(5))
+            // The connection is clean and reused for the next caller.
+            let rows = try await client.query("SELECT 2 AS two")
+            #expect(try rows[0]["two", as: Int32.self] == 2)
+            #expect(client.statistics.open == 1)
+        }
+    }
+
+    @Test func aClosedPoolRefusesWork() async throws {
+        let client = PostgresClient(configuration: try TestPostgres.serverConfiguration())
+        try await client.query("SELECT 1")
+        await client.close()
+        let error = await #expect(throws: PGError.self) { try await client.query("SELECT 1") }
+        #expect(error?.kind == .poolClosed)
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func thePoolRecoversWhenPostgreSQLRestarts() async throws {
+        let cluster = try TestPostgres.startThrowawayCluster()
+        defer { TestPostgres.destroy(cluster) }
+        let client = PostgresClient(
+            configuration: try cluster.configuration(),
+            options: .init(maxConnections: 3, checkoutTimeout: .seconds(2))
+        )
+        // Open several connections so the pool holds idle ones the restart breaks.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<3 { group.addTask { try await client.query("SELECT pg_sleep(0.1)") } }
+            try await group.waitForAll()
+        }
+        try cluster.stop()
+        let error = await #expect(throws: PGError.self) { try await client.query("SELECT 1") }
+        #expect(error?.isUnavailable == true)
+        try cluster.start()
+        for n in 0..<6 {
+            let rows = try await client.query("SELECT \(n) AS n")
+            #expect(try rows[0]["n", as: Int.self] == n)
+        }
+        await client.close()
+    }
+}
+
+/// The order in which callers got a connection.
+final class ServiceOrder: Sendable {
+    private let served = Mutex<[Int]>([])
+
+    func record(_ caller: Int) { served.withLock { $0.append(caller) } }
+    var callers: [Int] { served.withLock { $0 } }
+}

@@ -1,0 +1,12 @@
+/// Purse's schema: the numbered files in `migrations/`, compiled into the binary so `purse`
+/// works from any directory. Add a file there and a line here; a test checks they agree.
+public enum PurseSQL {
+    /// Every migration as (file name, SQL), in order.
+    public static let files: [(name: String, sql: String)] = [
+        ("0001_accounts.sql", text(PackageResources._001_accounts_sql)),
+    ]
+
+    private static func text(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -14,11 +14,16 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .executable(name: "purse", targets: ["purse"]),
+        .library(name: "PurseModels", targets: ["PurseModels"]),
     ],
     dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
@@ -48,12 +53,33 @@ let package = Package(
             resources: [.embedInCode("migrations")],
             swiftSettings: strictSettings
         ),
+        // Codable wire types shared by the server and the client (Foundation only).
+        .target(
+            name: "PurseModels",
+            swiftSettings: strictSettings
+        ),
         // The domain: validation, the test processor, sheet rules, services and repositories.
         .target(
             name: "PurseCore",
             dependencies: [
                 "Postgres",
+                "PurseModels",
                 "PurseSQL",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The HTTP API on Hummingbird.
+        .target(
+            name: "PurseServer",
+            dependencies: [
+                "PurseCore",
+                "PurseModels",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -61,17 +87,26 @@ let package = Package(
         .executableTarget(
             name: "purse",
             dependencies: [
+                "PurseServer",
                 "PurseCore",
                 "Postgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
         // Helpers the test targets share: the test PostgreSQL, live servers, HTTP calls.
         .target(
             name: "TestSupport",
-            dependencies: ["Postgres"],
+            dependencies: [
+                "Postgres",
+                "PurseCore",
+                "PurseModels",
+                "PurseServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Tests/TestSupport",
             swiftSettings: strictSettings
         ),
@@ -83,6 +118,11 @@ let package = Package(
         .testTarget(
             name: "PurseCoreTests",
             dependencies: ["PurseCore", "PurseSQL", "Postgres", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PurseServerTests",
+            dependencies: ["PurseServer", "PurseCore", "PurseModels", "Postgres", "TestSupport"],
             swiftSettings: strictSettings
         ),
         // Runs the built `purse` executable as users do.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import Postgres
 import PurseCore
 
@@ -12,7 +13,10 @@ struct MigrateCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        let client = PostgresClient(configuration: try database.configuration(), options: .init(maxConnections: 1))
+        let logger = Logger(label: "purse")
+        let workspace = try Workspace.open(database, logger: logger)
+        defer { workspace.close(logger: logger) }
+        let client = PostgresClient(configuration: workspace.database, options: .init(maxConnections: 1))
         do {
             let migrator = try Schema.migrator()
             let applied = try await migrator.migrate(client)

@@ -1,0 +1,52 @@
+public import Logging
+
+/// How `purse serve` runs, parsed once from flags and the environment.
+///
+/// Every key, with its flag, environment variable and default (a flag wins over the variable):
+///
+/// | flag | environment | default | meaning |
+/// |---|---|---|---|
+/// | `--database-url` | `DATABASE_URL` | none: the local default cluster | PostgreSQL to use |
+/// | `--data-dir` | `PURSE_DATA_DIR` | `.purse` in the current folder | master key, local cluster, dev keys |
+/// | `--host` | `PURSE_HOST` | `127.0.0.1` | address to listen on |
+/// | `--port` | `PURSE_PORT` | `4242` | port to listen on (0 picks a free one) |
+/// | `--public-url` | `PURSE_PUBLIC_URL` | `http://<host>:<port>` | absolute base of URLs Purse hands out (3DS pages) |
+/// | `--pool-size` | `PURSE_POOL_SIZE` | `8` | most database connections |
+/// | `--pool-timeout` | `PURSE_POOL_TIMEOUT` | `5` | seconds to wait for a free connection before 503 |
+/// | `--log-level` | `PURSE_LOG_LEVEL` | `info` | trace, debug, info, notice, warning, error, critical |
+/// | `--skip-migrations` | `PURSE_SKIP_MIGRATIONS=1` | off | do not migrate on start (refuse to start if behind) |
+/// | `--master-key-file` | `PURSE_MASTER_KEY_FILE` | `<data-dir>/master.key` | where the master key is kept |
+/// | — | `PURSE_MASTER_KEY` | none | the master key itself (64 hex characters); wins over the file |
+/// | `--max-body-size` | `PURSE_MAX_BODY_SIZE` | `1048576` | largest request body in bytes (413 above) |
+public struct ServerConfiguration: Sendable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    /// Without a trailing slash. Nil means "the address the server listens on".
+    public var publicURL: String?
+    public var logLevel: Logger.Level
+    public var maxBodySize: Int
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 4242,
+        publicURL: String? = nil,
+        logLevel: Logger.Level = .info,
+        maxBodySize: Int = 1 << 20
+    ) {
+        self.host = host
+        self.port = port
+        self.publicURL = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        self.logLevel = logLevel
+        self.maxBodySize = maxBodySize
+    }
+
+    /// The public URL, or the listening address once the port is known.
+    public func resolvedPublicURL(boundPort: Int) -> String {
+        publicURL ?? "http://\(host.contains(":") ? "[\(host)]" : host):\(boundPort)"
+    }
+
+    public var description: String {
+        "host=\(host) port=\(port) public_url=\(publicURL ?? "(listening address)") log_level=\(logLevel) "
+            + "max_body_size=\(maxBodySize)"
+    }
+}

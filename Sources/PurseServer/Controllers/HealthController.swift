@@ -1,0 +1,33 @@
+import Hummingbird
+import PurseCore
+import PurseModels
+
+/// `GET /healthz` (the process answers) and `GET /readyz` (the database is reachable and its
+/// schema current). Both are public.
+struct HealthController {
+    let health: DatabaseHealth
+
+    func healthz(_: Request, _: PurseRequestContext) -> Response {
+        .json(["status": "ok"])
+    }
+
+    func readyz(_: Request, _: PurseRequestContext) async -> Response {
+        switch await health.readiness() {
+        case .ready:
+            return .json(["status": "ready", "database": "reachable", "schema": "current"])
+        case .unreachable:
+            return .json(
+                ["status": "unavailable", "database": "unreachable"],
+                status: .serviceUnavailable,
+                headers: [.stripeShouldRetry: "true"]
+            )
+        case .schemaBehind(let pending):
+            return .json(
+                ["status": "unavailable", "database": "reachable", "schema": "behind",
+                 "pending_migrations": .array(pending.map { .int($0) })],
+                status: .serviceUnavailable,
+                headers: [.stripeShouldRetry: "true"]
+            )
+        }
+    }
+}

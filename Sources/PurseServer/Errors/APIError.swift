@@ -1,0 +1,94 @@
+public import HTTPTypes
+public import PurseModels
+
+/// An error as Stripe's API reports it: an HTTP status and the `{"error": {...}}` envelope.
+public struct APIError: Error, Sendable {
+    public enum Kind: String, Sendable {
+        case invalidRequest = "invalid_request_error"
+        case card = "card_error"
+        case idempotency = "idempotency_error"
+        case api = "api_error"
+    }
+
+    public var status: HTTPResponse.Status
+    public var kind: Kind
+    public var code: String?
+    public var message: String
+    public var param: String?
+    public var declineCode: String?
+    /// Further fields of the envelope (`setup_intent`, `payment_method`, ...).
+    public var extra: JSONObject
+    /// Headers the response must carry (`Stripe-Should-Retry`, `Retry-After`, ...).
+    public var headers: HTTPFields
+
+    public init(
+        status: HTTPResponse.Status,
+        kind: Kind,
+        code: String? = nil,
+        message: String,
+        param: String? = nil,
+        declineCode: String? = nil,
+        extra: JSONObject = JSONObject(),
+        headers: HTTPFields = [:]
+    ) {
+        self.status = status
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.param = param
+        self.declineCode = declineCode
+        self.extra = extra
+        self.headers = headers
+    }
+
+    /// The response body.
+    public var body: JSONValue {
+        var error = JSONObject()
+        if let code { error["code"] = .string(code) }
+        if let declineCode { error["decline_code"] = .string(declineCode) }
+        if let code { error["doc_url"] = .string("https://docs.stripe.com/error-codes/\(code.replacingOccurrences(of: "_", with: "-"))") }
+        error["message"] = .string(message)
+        if let param { error["param"] = .string(param) }
+        for entry in extra { error[entry.key] = entry.value }
+        error["type"] = .string(kind.rawValue)
+        return ["error": .object(error)]
+    }
+}
+
+extension APIError {
+    /// 404 for a path (or method) no route serves, worded as Stripe words it.
+    static func unrecognizedURL(method: HTTPRequest.Method, path: String) -> APIError {
+        APIError(
+            status: .notFound,
+            kind: .invalidRequest,
+            message: "Unrecognized request URL (\(method.rawValue): \(path)). Please see https://docs.stripe.com or "
+                + "Purse's OpenAPI document at /openapi.json."
+        )
+    }
+
+    /// 503 while PostgreSQL cannot be reached; the SDKs retry it.
+    static let databaseUnavailable = APIError(
+        status: .serviceUnavailable,
+        kind: .api,
+        message: "Purse cannot reach its database right now. The request changed nothing; retry it shortly.",
+        headers: [.stripeShouldRetry: "true"]
+    )
+
+    /// 500 for what nobody expected; the detail goes only to the log.
+    static func unexpected(requestID: String) -> APIError {
+        APIError(
+            status: .internalServerError,
+            kind: .api,
+            message: "An unexpected error occurred on Purse's side (request \(requestID)). It has been logged.",
+            headers: [.stripeShouldRetry: "false"]
+        )
+    }
+}
+
+extension HTTPField.Name {
+    static let requestID = HTTPField.Name("Request-Id")!
+    static let stripeShouldRetry = HTTPField.Name("Stripe-Should-Retry")!
+    static let stripeVersion = HTTPField.Name("Stripe-Version")!
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
+}

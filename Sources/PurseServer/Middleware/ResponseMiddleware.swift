@@ -1,0 +1,62 @@
+import Hummingbird
+import Logging
+import Postgres
+import PurseModels
+
+/// The outermost middleware: turns every error into Stripe's envelope, puts `Request-Id` on every
+/// response, and writes one access-log line per request.
+struct ResponseMiddleware: RouterMiddleware {
+    typealias Context = PurseRequestContext
+
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let started = ContinuousClock.now
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            response = .error(Self.apiError(for: error, request: request, context: context))
+        }
+        response.headers[.requestID] = context.requestID
+        let elapsed = ContinuousClock.now - started
+        context.logger.info(
+            "request",
+            metadata: [
+                "method": .string(request.method.rawValue),
+                "path": .string(request.uri.path),
+                "status": .stringConvertible(response.status.code),
+                "duration_ms": .string(Self.milliseconds(elapsed)),
+            ]
+        )
+        return response
+    }
+
+    /// The one place errors become API errors. Anything unexpected is a 500 whose detail goes to
+    /// the log only.
+    static func apiError(for error: any Error, request: Request, context: Context) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as HTTPError where error.status == .notFound || error.status == .methodNotAllowed:
+            return .unrecognizedURL(method: request.method, path: request.uri.path)
+        case let error as PGError where error.isUnavailable:
+            context.logger.warning("database unavailable", metadata: ["error": .string(error.description)])
+            return .databaseUnavailable
+        case is CancellationError:
+            return .databaseUnavailable
+        default:
+            context.logger.error("unexpected error", metadata: ["error": .string(String(describing: error))])
+            return .unexpected(requestID: context.requestID)
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let hundredths = (seconds * 1_000_000 + attoseconds / 1_000_000_000_000) / 10
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}

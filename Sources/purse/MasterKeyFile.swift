@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+import PurseCore
+
+/// Finds the master key: `PURSE_MASTER_KEY`, else the key file, which the first subcommand to
+/// need it creates (mode 0600) so every later one run from the same place agrees.
+enum MasterKeyFile {
+    static func load(file: URL, logger: Logger) throws -> MasterKey {
+        if let text = Environment.value("PURSE_MASTER_KEY") {
+            do {
+                return try MasterKey(text: text)
+            } catch {
+                throw CommandError("PURSE_MASTER_KEY is not usable. \(error)")
+            }
+        }
+        if let existing = try? String(contentsOf: file, encoding: .utf8) {
+            do {
+                logger.notice("Using the master key in \(file.path); production should set PURSE_MASTER_KEY")
+                return try MasterKey(text: existing)
+            } catch {
+                throw CommandError("The master key file \(file.path) is not usable. \(error)")
+            }
+        }
+        let key = MasterKey.generate()
+        try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true
+        )
+        // O_EXCL: if another process created the file a moment ago, use its key instead.
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        if descriptor < 0 {
+            if errno == EEXIST { return try load(file: file, logger: logger) }
+            throw CommandError("Cannot create the master key file \(file.path): \(String(cString: strerror(errno)))")
+        }
+        let text = Array((key.hexText + "\n").utf8)
+        let written = text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == text.count else { throw CommandError("Cannot write the master key file \(file.path)") }
+        logger.warning(
+            "Created a new master key in \(file.path) (mode 0600). Production should set PURSE_MASTER_KEY explicitly and keep it safe: it protects every stored secret."
+        )
+        return key
+    }
+}
+
+/// A failure a subcommand reports to its user in one sentence.
+struct CommandError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,153 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Postgres
+import PurseCore
+import PurseServer
+import ServiceLifecycle
+
+/// `purse serve`: the HTTP API.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the HTTP API (with its own PostgreSQL when no database URL is set)."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "Address to listen on (env PURSE_HOST; default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "Port to listen on, 0 for any free one (env PURSE_PORT; default 4242).")
+    var port: Int?
+
+    @Option(
+        name: .customLong("public-url"),
+        help: ArgumentHelp("Absolute base URL clients reach Purse at, for the links it hands out (env PURSE_PUBLIC_URL; "
+            + "default the listening address).")
+    )
+    var publicURL: String?
+
+    @Option(name: .customLong("pool-size"), help: "Most database connections (env PURSE_POOL_SIZE; default 8).")
+    var poolSize: Int?
+
+    @Option(
+        name: .customLong("pool-timeout"),
+        help: "Seconds a request waits for a database connection before a 503 (env PURSE_POOL_TIMEOUT; default 5)."
+    )
+    var poolTimeout: Double?
+
+    @Option(name: .customLong("log-level"), help: "trace|debug|info|notice|warning|error|critical (env PURSE_LOG_LEVEL; default info).")
+    var logLevel: String?
+
+    @Option(name: .customLong("max-body-size"), help: "Largest request body in bytes (env PURSE_MAX_BODY_SIZE; default 1048576).")
+    var maxBodySize: Int?
+
+    @Flag(
+        name: .customLong("skip-migrations"),
+        help: "Do not apply pending migrations on start; refuse to start if the schema is behind (env PURSE_SKIP_MIGRATIONS=1)."
+    )
+    var skipMigrations = false
+
+    func run() async throws {
+        let settings = try serverConfiguration()
+        LoggingSystem.bootstrap { LogfmtLogHandler(label: $0, level: settings.logLevel) }
+        let logger = Logger(label: "purse")
+
+        let workspace = try Workspace.open(database, logger: logger)
+        defer { workspace.close(logger: logger) }
+        let pool = PostgresClient(
+            configuration: workspace.database,
+            options: .init(
+                maxConnections: try integer(poolSize, "PURSE_POOL_SIZE", default: 8),
+                checkoutTimeout: .milliseconds(Int(try number(poolTimeout, "PURSE_POOL_TIMEOUT", default: 5) * 1000))
+            ),
+            logger: Logger(label: "purse.postgres")
+        )
+        do {
+            try await prepareSchema(pool, logger: logger)
+        } catch {
+            await pool.close()
+            throw error
+        }
+
+        let application = try PurseApplication.make(
+            configuration: settings,
+            pool: pool,
+            logger: logger,
+            onServerRunning: { port in
+                let where_ = workspace.localCluster.map { "its own PostgreSQL in \($0.directory.path)" }
+                    ?? "the configured database"
+                logger.notice(
+                    "Purse is serving on \(settings.resolvedPublicURL(boundPort: port)) with \(where_); data folder \(workspace.dataDirectory.path)"
+                )
+                // A line scripts and tests can wait for.
+                FileHandle.standardOutput.write(Data("purse serve: listening on port \(port)\n".utf8))
+            }
+        )
+        let services = ServiceGroup(
+            configuration: .init(
+                services: [application],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await services.run()
+        logger.notice("Purse stopped")
+    }
+
+    /// Applies pending migrations, or with --skip-migrations checks that none are pending.
+    private func prepareSchema(_ pool: PostgresClient, logger: Logger) async throws {
+        let migrator = try Schema.migrator()
+        if skipMigrations || Environment.flag("PURSE_SKIP_MIGRATIONS") {
+            let status = try await migrator.status(pool)
+            guard status.isCurrent else {
+                throw CommandError(
+                    "The database schema is behind (pending migrations \(status.pending)). Run `purse migrate` "
+                        + "or start without --skip-migrations."
+                )
+            }
+            return
+        }
+        let applied = try await migrator.migrate(pool)
+        if !applied.isEmpty { logger.info("Applied migrations \(applied)") }
+    }
+
+    private func serverConfiguration() throws -> ServerConfiguration {
+        let levelText = logLevel ?? Environment.value("PURSE_LOG_LEVEL") ?? "info"
+        guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
+            throw ValidationError("Unknown log level '\(levelText)'.")
+        }
+        let port = try integer(self.port, "PURSE_PORT", default: 4242)
+        guard (0...65_535).contains(port) else { throw ValidationError("The port must be between 0 and 65535.") }
+        let publicURL = self.publicURL ?? Environment.value("PURSE_PUBLIC_URL")
+        if let publicURL {
+            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ValidationError("The public URL must be an absolute http(s) URL, such as https://purse.example.com.")
+            }
+        }
+        let maxBodySize = try integer(self.maxBodySize, "PURSE_MAX_BODY_SIZE", default: 1 << 20)
+        guard maxBodySize >= 1024 else { throw ValidationError("The largest body must be at least 1024 bytes.") }
+        return ServerConfiguration(
+            host: host ?? Environment.value("PURSE_HOST") ?? "127.0.0.1",
+            port: port,
+            publicURL: publicURL,
+            logLevel: level,
+            maxBodySize: maxBodySize
+        )
+    }
+
+    private func integer(_ flag: Int?, _ variable: String, default fallback: Int) throws -> Int {
+        if let flag { return flag }
+        guard let text = Environment.value(variable) else { return fallback }
+        guard let value = Int(text) else { throw ValidationError("\(variable) must be a whole number, not '\(text)'.") }
+        return value
+    }
+
+    private func number(_ flag: Double?, _ variable: String, default fallback: Double) throws -> Double {
+        if let flag { return flag }
+        guard let text = Environment.value(variable) else { return fallback }
+        guard let value = Double(text), value > 0 else { throw ValidationError("\(variable) must be a positive number.") }
+        return value
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+@Suite("purse serve on the local default", .serialized)
+struct ServeCommandTests {
+    @Test(.timeLimit(.minutes(3)))
+    func startsFromAnEmptyFolderAndAgainWithTheSameMasterKey() async throws {
+        let folder = try TestFolder.make("local-default")
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let first = try await ServeProcess.start(in: folder)
+        try await expectReady(first)
+        let key = try String(contentsOf: folder.appendingPathComponent(".purse/master.key"), encoding: .utf8)
+        let attributes = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(".purse/master.key").path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        first.signal(SIGTERM)
+        #expect(try await first.waitForExit() == 0)
+        let cluster = LocalCluster(directory: folder.appendingPathComponent(".purse/postgres"))
+        #expect(!cluster.isRunning, "serve stops the cluster it started")
+
+        let second = try await ServeProcess.start(in: folder)
+        try await expectReady(second)
+        #expect(try String(contentsOf: folder.appendingPathComponent(".purse/master.key"), encoding: .utf8) == key)
+        second.signal(SIGINT)
+        #expect(try await second.waitForExit() == 0)
+        #expect(!second.output.contains("Created a new master key"))
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func startsAsANormalUser() async throws {
+        let folder = try TestFolder.make("local-default-user")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // As root, run it as `nobody` in a folder that user owns; otherwise we already are one.
+        let user: String? = getuid() == 0 ? "nobody" : nil
+        if let user { try ChildProcess.run("/bin/chown", [user, folder.path]).checked() }
+
+        let server = try await ServeProcess.start(in: folder, as: user)
+        try await expectReady(server)
+        server.signal(SIGTERM)
+        #expect(try await server.waitForExit() == 0)
+        let data = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(".purse/postgres/data").path)
+        if user != nil { #expect(data[.ownerAccountName] as? String == "nobody") }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func refusesABadMasterKeyClearly() async throws {
+        let folder = try TestFolder.make("bad-key")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let error = await #expect(throws: TestSetupError.self) {
+            try await ServeProcess.start(in: folder, environment: ["PURSE_MASTER_KEY": "too-short"])
+        }
+        #expect(error?.description.contains("64 hex characters") == true)
+    }
+
+    private func expectReady(_ server: ServeProcess) async throws {
+        let ready = try await HTTPCall.send("GET", server.baseURL.appendingPathComponent("readyz"))
+        #expect(ready.status == 200, "\(server.output)")
+        #expect(ready.header("Request-Id")?.hasPrefix("req_") == true)
+    }
+}

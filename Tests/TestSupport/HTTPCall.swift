@@ -1,0 +1,56 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+public import PurseModels
+
+/// One HTTP exchange with a server under test, over a real socket.
+public struct HTTPCall: Sendable {
+    public let status: Int
+    public let headers: [String: String]
+    public let body: Data
+
+    /// The body parsed as JSON (`.null` when it is not JSON).
+    public var json: JSONValue { (try? JSONReader.parse(Array(body))) ?? .null }
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.key.lowercased() == name.lowercased() }?.value
+    }
+
+    /// The `error` object of a Stripe error envelope.
+    public var error: JSONValue? { json["error"] }
+
+    private static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        configuration.httpShouldSetCookies = false
+        configuration.timeoutIntervalForRequest = 60
+        return URLSession(configuration: configuration)
+    }()
+
+    /// Sends a request. A form body is sent as `application/x-www-form-urlencoded` unless
+    /// `headers` says otherwise.
+    public static func send(
+        _ method: String,
+        _ url: URL,
+        headers: [String: String] = [:],
+        body: String? = nil
+    ) async throws -> HTTPCall {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.httpBody = Data(body.utf8)
+            if headers.keys.allSatisfy({ $0.lowercased() != "content-type" }) {
+                request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            }
+        }
+        let (data, response) = try await session.data(for: request)
+        guard let http = response as? HTTPURLResponse else { throw TestSetupError("Not an HTTP response") }
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields[name] = value }
+        }
+        return HTTPCall(status: http.statusCode, headers: fields, body: data)
+    }
+}

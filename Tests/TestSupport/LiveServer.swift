@@ -1,0 +1,73 @@
+public import Foundation
+public import Logging
+public import Postgres
+import PurseCore
+public import PurseServer
+import ServiceLifecycle
+
+/// `purse serve`'s application running in the test process on a free loopback port, over a real
+/// PostgreSQL database.
+public final class LiveServer: Sendable {
+    public let port: Int
+    public let pool: PostgresClient
+    public let baseURL: URL
+    private let group: ServiceGroup
+    private let running: Task<Void, any Error>
+
+    private init(port: Int, pool: PostgresClient, group: ServiceGroup, running: Task<Void, any Error>) {
+        self.port = port
+        self.pool = pool
+        self.baseURL = URL(string: "http://127.0.0.1:\(port)")!
+        self.group = group
+        self.running = running
+    }
+
+    /// Starts a server on `database` (migrated first) and returns once it listens.
+    public static func start(
+        database: PostgresConfiguration,
+        configuration: ServerConfiguration = ServerConfiguration(port: 0, logLevel: .warning),
+        poolOptions: PostgresClient.Options = .init(maxConnections: 4, checkoutTimeout: .seconds(2))
+    ) async throws -> LiveServer {
+        let pool = PostgresClient(configuration: database, options: poolOptions)
+        try await Schema.migrator().migrate(pool)
+        var logger = Logger(label: "purse.test")
+        logger.logLevel = configuration.logLevel
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let application = try PurseApplication.make(
+            configuration: configuration,
+            pool: pool,
+            logger: logger,
+            onServerRunning: { port in portContinuation.yield(port) }
+        )
+        let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
+        let running = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw TestSetupError("The server did not start") }
+        return LiveServer(port: port, pool: pool, group: group, running: running)
+    }
+
+    /// Shuts down gracefully (in-flight requests finish) and waits until it has.
+    public func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await running.value
+    }
+
+    /// Runs `body` with a server on a new, migrated database; stops it and drops the database
+    /// afterwards even when `body` throws.
+    public static func with<Result>(
+        configuration: ServerConfiguration = ServerConfiguration(port: 0, logLevel: .warning),
+        _ body: (LiveServer) async throws -> Result
+    ) async throws -> Result {
+        try await TestPostgres.withEmptyDatabase { database in
+            let server = try await start(database: database.configuration, configuration: configuration)
+            do {
+                let result = try await body(server)
+                await server.stop()
+                return result
+            } catch {
+                await server.stop()
+                throw error
+            }
+        }
+    }
+}

@@ -81,6 +81,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            resources: [.embedInCode("OpenAPI/openapi.json")],
             swiftSettings: strictSettings
         ),
         // The `purse` executable: serve, migrate, accounts, keys.

@@ -4,6 +4,10 @@ public enum PurseSQL {
     /// Every migration as (file name, SQL), in order.
     public static let files: [(name: String, sql: String)] = [
         ("0001_accounts.sql", text(PackageResources._001_accounts_sql)),
+        ("0002_api_keys.sql", text(PackageResources._002_api_keys_sql)),
+        ("0003_customers.sql", text(PackageResources._003_customers_sql)),
+        ("0004_events.sql", text(PackageResources._004_events_sql)),
+        ("0005_idempotency_keys.sql", text(PackageResources._005_idempotency_keys_sql)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

@@ -86,7 +86,7 @@ extension Date: PostgresDecodable {
 extension PostgresJSON: PostgresDecodable {
     public init(postgresCell cell: PostgresCell) throws {
         guard cell.column.type == .jsonb || cell.column.type == .json else { throw cell.mismatch(PostgresJSON.self) }
-        self.init(try String(postgresCell: cell))
+        self.init(try String(postgresCell: cell), type: cell.column.type)
     }
 }
 

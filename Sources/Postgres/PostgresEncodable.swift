@@ -48,14 +48,20 @@ extension Date: PostgresEncodable {
     }
 }
 
-/// A JSON document bound as `jsonb` (the text must already be valid JSON).
+/// A JSON document (the text must already be valid JSON), bound as `jsonb`, or as `json` when
+/// its text must be kept as it is (key order included).
 public struct PostgresJSON: PostgresEncodable, Hashable {
     public var text: String
+    /// `.jsonb` or `.json`.
+    public var type: PostgresType
 
-    public init(_ text: String) { self.text = text }
+    public init(_ text: String, type: PostgresType = .jsonb) {
+        self.text = text
+        self.type = type
+    }
 
     public static var postgresType: PostgresType { .jsonb }
-    public var postgresBind: PostgresBind { PostgresBind(type: .jsonb, format: .text, bytes: Array(text.utf8)) }
+    public var postgresBind: PostgresBind { PostgresBind(type: type, format: .text, bytes: Array(text.utf8)) }
 }
 
 /// `[String]` binds as `text[]`, written as an array literal with every element quoted.

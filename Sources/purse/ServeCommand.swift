@@ -71,10 +71,21 @@ struct ServeCommand: AsyncParsableCommand {
             throw error
         }
 
-        let application = try PurseApplication.make(
-            configuration: settings,
-            pool: pool,
-            logger: logger,
+        if workspace.localCluster != nil {
+            let development = try await DevelopmentAccount.prepare(
+                in: workspace.dataDirectory, accounts: AccountService(pool: pool)
+            )
+            FileHandle.standardOutput.write(Data("""
+                Development account \(development.account), kept in \(workspace.dataDirectory.path):
+                  secret key:      \(development.secretKey)
+                  publishable key: \(development.publishableKey)
+
+                """.utf8))
+        }
+        let api = try PurseApplication(
+            configuration: settings, pool: pool, masterKey: workspace.masterKey, logger: logger
+        )
+        let application = api.application(
             onServerRunning: { port in
                 let where_ = workspace.localCluster.map { "its own PostgreSQL in \($0.directory.path)" }
                     ?? "the configured database"

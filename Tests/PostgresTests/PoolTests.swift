@@ -83,7 +83,7 @@ struct PoolTests {
 
     @Test(.timeLimit(.minutes(2)))
     func thePoolRecoversWhenPostgreSQLRestarts() async throws {
-        let cluster = try TestPostgres.startThrowawayCluster()
+        let cluster = try await TestPostgres.startThrowawayCluster()
         defer { TestPostgres.destroy(cluster) }
         let client = PostgresClient(
             configuration: try cluster.configuration(),
@@ -94,10 +94,10 @@ struct PoolTests {
             for _ in 0..<3 { group.addTask { try await client.query("SELECT pg_sleep(0.1)") } }
             try await group.waitForAll()
         }
-        try cluster.stop()
+        try await cluster.stopServer()
         let error = await #expect(throws: PGError.self) { try await client.query("SELECT 1") }
         #expect(error?.isUnavailable == true)
-        try cluster.start()
+        try await cluster.startServer()
         for n in 0..<6 {
             let rows = try await client.query("SELECT \(n) AS n")
             #expect(try rows[0]["n", as: Int.self] == n)

@@ -23,6 +23,12 @@ struct ServeCommandTests {
         let second = try await ServeProcess.start(in: folder)
         try await expectReady(second)
         #expect(try String(contentsOf: folder.appendingPathComponent(".purse/master.key"), encoding: .utf8) == key)
+        // The development account's keys are printed on every start, the same each time, and work.
+        let secretKey = try #require(Self.printedKey("secret key:", in: first.output))
+        #expect(Self.printedKey("secret key:", in: second.output) == secretKey)
+        #expect(Self.printedKey("publishable key:", in: second.output) == Self.printedKey("publishable key:", in: first.output))
+        let customers = try await APIClient(baseURL: second.baseURL, key: secretKey).get("/v1/customers")
+        #expect(customers.status == 200)
         second.signal(SIGINT)
         #expect(try await second.waitForExit() == 0)
         #expect(!second.output.contains("Created a new master key"))
@@ -52,6 +58,10 @@ struct ServeCommandTests {
             try await ServeProcess.start(in: folder, environment: ["PURSE_MASTER_KEY": "too-short"])
         }
         #expect(error?.description.contains("64 hex characters") == true)
+    }
+
+    static func printedKey(_ label: String, in output: String) -> String? {
+        output.split(separator: "\n").first { $0.contains(label) }?.split(separator: " ").last.map(String.init)
     }
 
     private func expectReady(_ server: ServeProcess) async throws {

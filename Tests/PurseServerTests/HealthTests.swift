@@ -30,20 +30,20 @@ struct HealthTests {
 
     @Test(.timeLimit(.minutes(2)))
     func readyzFollowsTheDatabaseWithoutARestart() async throws {
-        let cluster = try TestPostgres.startThrowawayCluster()
+        let cluster = try await TestPostgres.startThrowawayCluster()
         defer { TestPostgres.destroy(cluster) }
         let server = try await LiveServer.start(database: try cluster.configuration())
         let readyz = server.baseURL.appendingPathComponent("readyz")
         #expect(try await HTTPCall.send("GET", readyz).status == 200)
 
-        try cluster.stop()
+        try await cluster.stopServer()
         let down = try await HTTPCall.send("GET", readyz)
         #expect(down.status == 503)
         #expect(down.header("Stripe-Should-Retry") == "true")
         #expect(down.json["database"] == "unreachable")
         #expect(try await HTTPCall.send("GET", server.baseURL.appendingPathComponent("healthz")).status == 200)
 
-        try cluster.start()
+        try await cluster.startServer()
         let up = try await HTTPCall.send("GET", readyz)
         #expect(up.status == 200)
         await server.stop()

@@ -1,7 +1,7 @@
 public import Foundation
 public import Logging
 public import Postgres
-import PurseCore
+public import PurseCore
 public import PurseServer
 import ServiceLifecycle
 
@@ -11,12 +11,20 @@ public final class LiveServer: Sendable {
     public let port: Int
     public let pool: PostgresClient
     public let baseURL: URL
+    public let masterKey: MasterKey
+    /// The routes the application registered.
+    public let routes: [PurseApplication.RouteDescription]
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
 
-    private init(port: Int, pool: PostgresClient, group: ServiceGroup, running: Task<Void, any Error>) {
+    private init(
+        port: Int, pool: PostgresClient, masterKey: MasterKey, routes: [PurseApplication.RouteDescription],
+        group: ServiceGroup, running: Task<Void, any Error>
+    ) {
         self.port = port
         self.pool = pool
+        self.masterKey = masterKey
+        self.routes = routes
         self.baseURL = URL(string: "http://127.0.0.1:\(port)")!
         self.group = group
         self.running = running
@@ -26,24 +34,23 @@ public final class LiveServer: Sendable {
     public static func start(
         database: PostgresConfiguration,
         configuration: ServerConfiguration = ServerConfiguration(port: 0, logLevel: .warning),
-        poolOptions: PostgresClient.Options = .init(maxConnections: 4, checkoutTimeout: .seconds(2))
+        poolOptions: PostgresClient.Options = .init(maxConnections: 4, checkoutTimeout: .seconds(2)),
+        masterKey: MasterKey = .generate()
     ) async throws -> LiveServer {
         let pool = PostgresClient(configuration: database, options: poolOptions)
         try await Schema.migrator().migrate(pool)
         var logger = Logger(label: "purse.test")
         logger.logLevel = configuration.logLevel
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let application = try PurseApplication.make(
-            configuration: configuration,
-            pool: pool,
-            logger: logger,
-            onServerRunning: { port in portContinuation.yield(port) }
+        let api = try PurseApplication(
+            configuration: configuration, pool: pool, masterKey: masterKey, logger: logger
         )
+        let application = api.application(onServerRunning: { port in portContinuation.yield(port) })
         let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
         let running = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw TestSetupError("The server did not start") }
-        return LiveServer(port: port, pool: pool, group: group, running: running)
+        return LiveServer(port: port, pool: pool, masterKey: masterKey, routes: api.routes, group: group, running: running)
     }
 
     /// Shuts down gracefully (in-flight requests finish) and waits until it has.

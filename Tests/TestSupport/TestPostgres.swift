@@ -15,7 +15,7 @@ public enum TestPostgres {
             return Result { try PostgresConfiguration(url: url) }
         }
         return Result {
-            let cluster = try startThrowawayCluster()
+            let cluster = try makeThrowawayCluster()
             atexit { TestPostgres.stopThrowawayClusters() }
             return try cluster.configuration()
         }
@@ -26,7 +26,7 @@ public enum TestPostgres {
     /// Starts a private cluster in a new temporary folder (under `PURSE_TEST_ROOT` when set, so
     /// the test command can clean up after a crash). Tests that stop or restart PostgreSQL use
     /// their own so they disturb no one else.
-    public static func startThrowawayCluster() throws -> LocalCluster {
+    private static func makeThrowawayCluster() throws -> LocalCluster {
         let root = ProcessInfo.processInfo.environment["PURSE_TEST_ROOT"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory
         let cluster = LocalCluster(
@@ -45,6 +45,11 @@ public enum TestPostgres {
         }
         throwawayClusters.withLock { $0.append(cluster) }
         return cluster
+    }
+
+    /// Starts a throwaway cluster without holding a cooperative thread while initdb runs.
+    public static func startThrowawayCluster() async throws -> LocalCluster {
+        try await Blocking.run { try makeThrowawayCluster() }
     }
 
     /// Stops and deletes a throwaway cluster.
@@ -131,6 +136,18 @@ public struct TestDatabase: Sendable {
             (configuration.value(for: keyword) ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         }
         return "postgres://\(value("user")):\(value("password"))@\(value("host")):\(value("port"))/\(value("dbname"))"
+    }
+}
+
+extension LocalCluster {
+    /// Stops the server from a test without holding a cooperative thread.
+    public func stopServer() async throws {
+        try await Blocking.run { try self.stop() }
+    }
+
+    /// Starts the server again from a test without holding a cooperative thread.
+    public func startServer() async throws {
+        try await Blocking.run { try self.start() }
     }
 }
 

@@ -1,33 +1,68 @@
 public import Hummingbird
 public import Logging
 public import Postgres
-import PurseCore
+public import PurseCore
+import ServiceLifecycle
 
-/// Builds the HTTP application: its router, middleware and controllers.
-public enum PurseApplication {
-    /// The application for `purse serve` and the tests. `onServerRunning` receives the bound port
-    /// (useful with port 0).
-    public static func make(
+/// The HTTP API: its router, middleware, controllers and background services.
+public struct PurseApplication {
+    /// A route the API serves, as the OpenAPI document should list it.
+    public struct RouteDescription: Sendable, Hashable {
+        public let method: String
+        public let path: String
+    }
+
+    public let routes: [RouteDescription]
+    private let configuration: ServerConfiguration
+    private let router: Router<PurseRequestContext>
+    private let services: [any Service]
+    private let logger: Logger
+
+    public init(
         configuration: ServerConfiguration,
         pool: PostgresClient,
-        logger: Logger,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) throws -> some ApplicationProtocol {
+        masterKey: MasterKey,
+        logger: Logger
+    ) throws {
         let router = Router(context: PurseRequestContext.self)
         router.add(middleware: ResponseMiddleware())
 
+        let customers = CustomerService(pool: pool)
+        let idempotency = IdempotencyStore(pool: pool, masterKey: masterKey)
+        let api = APIRouter(
+            router: router,
+            authenticator: Authenticator(pool: pool),
+            idempotency: idempotency,
+            loader: ObjectLoader(customers: customers),
+            maxBodySize: configuration.maxBodySize
+        )
         let health = HealthController(health: try DatabaseHealth(pool: pool))
-        router.get("/healthz", use: health.healthz)
-        router.get("/readyz", use: health.readyz)
+        api.raw(.get, "/healthz", health.healthz)
+        api.raw(.get, "/readyz", health.readyz)
+        OpenAPIController.register(on: api)
+        CustomersController(customers: customers).register(on: api)
+        EventsController(events: EventService(pool: pool)).register(on: api)
 
+        self.routes = api.routes.map { RouteDescription(method: $0.method.rawValue, path: $0.path) }
+        self.configuration = configuration
+        self.router = router
+        self.services = [pool, MaintenanceService(idempotency: idempotency, logger: logger)]
+        self.logger = logger
+    }
+
+    /// The application to run; `onServerRunning` receives the bound port (useful with port 0).
+    public func application(
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let port = configuration.port
         return Application(
             router: router,
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: nil
             ),
-            services: [pool],
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+            services: services,
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger
         )
     }

@@ -7,11 +7,11 @@ import PurseModels
 struct HealthController {
     let health: DatabaseHealth
 
-    func healthz(_: Request, _: PurseRequestContext) -> Response {
+    @Sendable func healthz(_: Request, _: PurseRequestContext) -> Response {
         .json(["status": "ok"])
     }
 
-    func readyz(_: Request, _: PurseRequestContext) async -> Response {
+    @Sendable func readyz(_: Request, _: PurseRequestContext) async -> Response {
         switch await health.readiness() {
         case .ready:
             return .json(["status": "ready", "database": "reachable", "schema": "current"])

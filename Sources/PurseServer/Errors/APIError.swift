@@ -1,5 +1,6 @@
 public import HTTPTypes
 public import PurseModels
+import PurseCore
 
 /// An error as Stripe's API reports it: an HTTP status and the `{"error": {...}}` envelope.
 public struct APIError: Error, Sendable {
@@ -20,6 +21,8 @@ public struct APIError: Error, Sendable {
     public var extra: JSONObject
     /// Headers the response must carry (`Stripe-Should-Retry`, `Retry-After`, ...).
     public var headers: HTTPFields
+    /// Whether the request changed state before failing, so an idempotent retry replays it.
+    public var isExecutionOutcome = false
 
     public init(
         status: HTTPResponse.Status,
@@ -66,6 +69,22 @@ extension APIError {
         )
     }
 
+    /// 413 for a body over the limit.
+    static func bodyTooLarge(limit: Int) -> APIError {
+        APIError(
+            status: .contentTooLarge,
+            kind: .invalidRequest,
+            message: "The request body is too large: Purse accepts at most \(limit) bytes."
+        )
+    }
+
+    /// Whether an idempotency key keeps this error for replays: a request that ran and failed
+    /// (a decline, an unexpected error) does; one refused before it ran, or one the database's
+    /// absence stopped, does not, so a retry runs afresh.
+    var isStoredForIdempotency: Bool {
+        isExecutionOutcome || status == .internalServerError
+    }
+
     /// 503 while PostgreSQL cannot be reached; the SDKs retry it.
     static let databaseUnavailable = APIError(
         status: .serviceUnavailable,
@@ -82,6 +101,27 @@ extension APIError {
             message: "An unexpected error occurred on Purse's side (request \(requestID)). It has been logged.",
             headers: [.stripeShouldRetry: "false"]
         )
+    }
+}
+
+extension APIError {
+    /// The HTTP face of a domain error.
+    init(_ error: PurseError) {
+        let (status, kind): (HTTPResponse.Status, Kind) = switch error.category {
+        case .invalidRequest: (.badRequest, .invalidRequest)
+        case .notFound: (.notFound, .invalidRequest)
+        case .authentication: (.unauthorized, .invalidRequest)
+        case .permission: (.forbidden, .invalidRequest)
+        case .card: (HTTPResponse.Status(code: 402, reasonPhrase: "Payment Required"), .card)
+        case .idempotency: (.badRequest, .idempotency)
+        case .idempotencyInUse: (.conflict, .idempotency)
+        case .rateLimited: (.tooManyRequests, .invalidRequest)
+        }
+        self.init(
+            status: status, kind: kind, code: error.code, message: error.message, param: error.param,
+            declineCode: error.declineCode, extra: error.related
+        )
+        isExecutionOutcome = error.isExecutionOutcome
     }
 }
 

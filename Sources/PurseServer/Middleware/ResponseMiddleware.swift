@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import Postgres
+import PurseCore
 import PurseModels
 
 /// The outermost middleware: turns every error into Stripe's envelope, puts `Request-Id` on every
@@ -15,12 +16,15 @@ struct ResponseMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let started = ContinuousClock.now
         var response: Response
+        var version: String?
         do {
+            version = try StripeVersion.parse(request.headers[.stripeVersion])
             response = try await next(request, context)
         } catch {
             response = .error(Self.apiError(for: error, request: request, context: context))
         }
         response.headers[.requestID] = context.requestID
+        response.headers[.stripeVersion] = version ?? RequestInfo.defaultAPIVersion
         let elapsed = ContinuousClock.now - started
         context.logger.info(
             "request",
@@ -40,6 +44,8 @@ struct ResponseMiddleware: RouterMiddleware {
         switch error {
         case let error as APIError:
             return error
+        case let error as PurseError:
+            return APIError(error)
         case let error as HTTPError where error.status == .notFound || error.status == .methodNotAllowed:
             return .unrecognizedURL(method: request.method, path: request.uri.path)
         case let error as PGError where error.isUnavailable:

@@ -5,7 +5,10 @@ import PurseModels
 /// Responses with a JSON body, as every API response is.
 extension Response {
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
-        let bytes = JSONWriter.bytes(value)
+        json(bytes: JSONWriter.bytes(value), status: status, headers: headers)
+    }
+
+    static func json(bytes: [UInt8], status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var fields = headers
         fields[.contentType] = "application/json"
         fields[.contentLength] = String(bytes.count)

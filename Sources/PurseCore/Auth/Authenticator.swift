@@ -1,0 +1,52 @@
+public import Postgres
+
+/// Turns the key a request presents into a ``Credential``, or refuses it as Stripe does (401,
+/// with the key masked).
+public struct Authenticator: Sendable {
+    private let pool: PostgresClient
+
+    public init(pool: PostgresClient) { self.pool = pool }
+
+    public func authenticate(_ key: String) async throws -> Credential {
+        let hash = SecretHash.sha256(key)
+        let credential: Credential?
+        if key.hasPrefix("sk_test_") || key.hasPrefix("pk_test_") {
+            credential = try await apiKey(hash: hash)
+        } else {
+            credential = nil
+        }
+        guard let credential else { throw Self.invalidKey(key) }
+        return credential
+    }
+
+    private func apiKey(hash: [UInt8]) async throws -> Credential? {
+        let rows = try await pool.query(
+            """
+            SELECT id, account_id, kind, secret_hash FROM api_keys
+            WHERE secret_hash = \(hash) AND revoked_at IS NULL
+            """
+        )
+        guard let row = rows.first, SecretHash.constantTimeEquals(try row["secret_hash"], hash) else { return nil }
+        return Credential(
+            kind: try row["kind", as: String.self] == "secret" ? .secret : .publishable,
+            accountID: try row["account_id"],
+            sourceID: try row["id"]
+        )
+    }
+
+    static func invalidKey(_ key: String) -> PurseError {
+        PurseError(.authentication, message: "Invalid API Key provided: \(SecretHash.masked(key))")
+    }
+
+    static func expiredKey(_ key: String) -> PurseError {
+        PurseError(.authentication, code: "api_key_expired", message: "Expired API Key provided: \(SecretHash.masked(key))")
+    }
+
+    /// The message for a request without any key.
+    public static let missingKey = PurseError(
+        .authentication,
+        message: "You did not provide an API key. You need to provide your API key in the Authorization header, "
+            + "using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'). See https://stripe.com/docs/api#authentication "
+            + "for details, or we can help at https://support.stripe.com/."
+    )
+}

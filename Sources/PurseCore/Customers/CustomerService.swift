@@ -1,0 +1,205 @@
+public import Postgres
+public import PurseModels
+
+/// Customers: create, retrieve, update, delete, list.
+public struct CustomerService: Sendable {
+    private let pool: PostgresClient
+    private let events = EventRecorder()
+
+    public init(pool: PostgresClient) { self.pool = pool }
+
+    /// A customer as found: live, or the stub a deleted one leaves.
+    public enum Lookup: Sendable {
+        case active(Customer)
+        case deleted(DeletedObject)
+    }
+
+    static let columns = """
+        id, created, email, name, phone, description, address, shipping, metadata, preferred_locales,
+        invoice_prefix, default_payment_method, deleted
+        """
+
+    static let list = KeysetList(table: "customers", columns: columns, noun: "customer")
+
+    public func create(
+        _ params: CustomerCreateParameters,
+        by caller: Credential,
+        request: RequestInfo
+    ) async throws -> Customer {
+        var customer = Customer(
+            id: ObjectID.make(.customer),
+            created: Clock.now,
+            address: try params.address?.address(param: "address"),
+            description: try CustomerFieldRules.description(params.description),
+            email: try CustomerFieldRules.email(params.email),
+            invoicePrefix: ObjectID.randomBase62(length: 8).uppercased(),
+            metadata: try MetadataRules.new(params.metadata),
+            name: try CustomerFieldRules.name(params.name),
+            phone: try CustomerFieldRules.phone(params.phone),
+            preferredLocales: try CustomerFieldRules.locales(params.preferredLocales),
+            shipping: try params.shipping?.shipping()
+        )
+        if let requested = params.invoiceSettings?.defaultPaymentMethod?.value {
+            // A new customer has no payment methods yet, so none can be its default.
+            throw Self.notAttached(requested)
+        }
+        customer.invoiceSettings = InvoiceSettings()
+        let event = events.insert(
+            "customer.created", object: try JSONValueEncoder().encode(customer), account: caller.accountID, request: request
+        )
+        try await pool.query(
+            """
+            WITH inserted AS (
+                INSERT INTO customers (id, account_id, created, email, name, phone, description, address, shipping,
+                                       metadata, preferred_locales, invoice_prefix)
+                VALUES (\(customer.id), \(caller.accountID), \(customer.created), \(customer.email), \(customer.name),
+                        \(customer.phone), \(customer.description), \(StoredJSON.encodeIfPresent(customer.address)),
+                        \(StoredJSON.encodeIfPresent(customer.shipping)), \(StoredJSON.encode(customer.metadata)),
+                        \(PostgresTextArray(customer.preferredLocales)), \(customer.invoicePrefix))
+            ), event AS (\(event))
+            SELECT 1
+            """
+        )
+        return customer
+    }
+
+    public func retrieve(_ id: String, by caller: Credential) async throws -> Lookup {
+        let rows = try await pool.query(
+            "SELECT \(unsafeSQL: Self.columns) FROM customers WHERE id = \(id) AND \(Self.scope(caller))"
+        )
+        guard let row = rows.first else { throw PurseError.noSuch("customer", id, param: "id") }
+        if try row["deleted", as: Bool.self] { return .deleted(DeletedObject(id: id, object: "customer")) }
+        return .active(try Self.customer(row))
+    }
+
+    public func update(
+        _ id: String,
+        _ params: CustomerUpdateParameters,
+        by caller: Credential,
+        request: RequestInfo
+    ) async throws -> Customer {
+        let events = self.events
+        return try await pool.withTransaction { connection in
+            let old = try Self.lockActive(id, by: caller, on: connection)
+            var new = old
+            if let address = params.address { new.address = try address.value?.address(param: "address") }
+            if let description = params.description { new.description = try CustomerFieldRules.description(description.value) }
+            if let email = params.email { new.email = try CustomerFieldRules.email(email.value) }
+            if let name = params.name { new.name = try CustomerFieldRules.name(name.value) }
+            if let phone = params.phone { new.phone = try CustomerFieldRules.phone(phone.value) }
+            if let locales = params.preferredLocales { new.preferredLocales = try CustomerFieldRules.locales(locales.value) }
+            if let shipping = params.shipping { new.shipping = try shipping.value?.shipping() }
+            new.metadata = try MetadataRules.updated(old.metadata, with: params.metadata)
+            switch params.invoiceSettings?.defaultPaymentMethod {
+            case nil: break
+            case .clear: new.invoiceSettings.defaultPaymentMethod = nil
+            case .set(let paymentMethod): throw Self.notAttached(paymentMethod)
+            }
+            return try Self.save(old: old, new: new, caller: caller, request: request, events: events, on: connection)
+        }
+    }
+
+    public func delete(_ id: String, by caller: Credential, request: RequestInfo) async throws -> DeletedObject {
+        let events = self.events
+        return try await pool.withTransaction { connection in
+            let customer = try Self.lockActive(id, by: caller, on: connection)
+            // A tombstone: the id stays (retrieve shows it deleted), the personal data goes.
+            try connection.query(
+                """
+                UPDATE customers
+                SET deleted = true, email = NULL, name = NULL, phone = NULL, description = NULL, address = NULL,
+                    shipping = NULL, metadata = '{}', preferred_locales = '{}', default_payment_method = NULL
+                WHERE id = \(id) AND account_id = \(caller.accountID)
+                """
+            )
+            try events.record(
+                "customer.deleted", object: try JSONValueEncoder().encode(customer), account: caller.accountID,
+                request: request, on: connection
+            )
+            return DeletedObject(id: id, object: "customer")
+        }
+    }
+
+    public func list(_ params: CustomerListParameters, by caller: Credential) async throws -> Page<Customer> {
+        let pagination = try params.pagination()
+        var filter: PostgresQuery = "account_id = \(caller.accountID) AND NOT deleted"
+        if let email = params.email { filter.append(" AND email = \(email)") }
+        if let created = params.created { filter.append(" AND \(created.condition(on: "created"))") }
+        let condition = filter
+        return try await pool.withConnection { connection in
+            try Self.list.page(on: connection, where: condition, pagination: pagination, decode: Self.customer)
+        }
+    }
+
+    // MARK: - Internals
+
+    /// Customers the caller may see: its account's, and for customer-scoped credentials only its own.
+    static func scope(_ caller: Credential) -> PostgresQuery {
+        guard let customerID = caller.customerID else { return "account_id = \(caller.accountID)" }
+        return "account_id = \(caller.accountID) AND id = \(customerID)"
+    }
+
+    /// Reads a live customer and locks its row for the rest of the transaction: every change to
+    /// a customer or its payment methods goes through this lock, so they never race.
+    static func lockActive(_ id: String, by caller: Credential, on connection: PostgresConnection) throws -> Customer {
+        let rows = try connection.query(
+            """
+            SELECT \(unsafeSQL: columns) FROM customers
+            WHERE id = \(id) AND \(scope(caller)) AND NOT deleted
+            FOR UPDATE
+            """
+        )
+        guard let row = rows.first else { throw PurseError.noSuch("customer", id, param: "id") }
+        return try customer(row)
+    }
+
+    private static func save(
+        old: Customer, new: Customer, caller: Credential, request: RequestInfo, events: EventRecorder,
+        on connection: PostgresConnection
+    ) throws -> Customer {
+        guard old != new else { return new }
+        try connection.query(
+            """
+            UPDATE customers
+            SET email = \(new.email), name = \(new.name), phone = \(new.phone), description = \(new.description),
+                address = \(StoredJSON.encodeIfPresent(new.address)), shipping = \(StoredJSON.encodeIfPresent(new.shipping)),
+                metadata = \(StoredJSON.encode(new.metadata)), preferred_locales = \(PostgresTextArray(new.preferredLocales)),
+                default_payment_method = \(new.invoiceSettings.defaultPaymentMethod)
+            WHERE id = \(new.id) AND account_id = \(caller.accountID)
+            """
+        )
+        let encoder = JSONValueEncoder()
+        let before = try encoder.encode(old)
+        let after = try encoder.encode(new)
+        try events.record(
+            "customer.updated", object: after, previousAttributes: AttributeDiff.previousAttributes(from: before, to: after),
+            account: caller.accountID, request: request, on: connection
+        )
+        return new
+    }
+
+    static func notAttached(_ paymentMethod: String) -> PurseError {
+        PurseError(
+            .invalidRequest, code: "resource_missing",
+            message: "No such PaymentMethod: '\(paymentMethod)'. The payment method must be attached to the customer.",
+            param: "invoice_settings[default_payment_method]"
+        )
+    }
+
+    static func customer(_ row: PostgresRow) throws -> Customer {
+        Customer(
+            id: try row["id"],
+            created: try row["created"],
+            address: try StoredJSON.decodeIfPresent(Address.self, from: try row["address"]),
+            description: try row["description"],
+            email: try row["email"],
+            invoicePrefix: try row["invoice_prefix"],
+            invoiceSettings: InvoiceSettings(defaultPaymentMethod: try row["default_payment_method"]),
+            metadata: try StoredJSON.decode(Metadata.self, from: try row["metadata"]),
+            name: try row["name"],
+            phone: try row["phone"],
+            preferredLocales: try row["preferred_locales", as: PostgresTextArray.self].elements,
+            shipping: try StoredJSON.decodeIfPresent(Shipping.self, from: try row["shipping"])
+        )
+    }
+}

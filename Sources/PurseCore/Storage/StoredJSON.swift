@@ -1,0 +1,25 @@
+import Foundation
+public import Postgres
+import PurseModels
+
+/// Models kept in `jsonb` columns (addresses, metadata, billing details): written with the
+/// wire encoding, read back with Foundation's decoder.
+public enum StoredJSON {
+    public static func encode(_ value: some Encodable) -> PostgresJSON {
+        // `try!`: the models stored this way hold only strings, numbers and nested models.
+        PostgresJSON(JSONWriter.string(try! JSONValueEncoder().encode(value)))
+    }
+
+    public static func encodeIfPresent(_ value: (some Encodable)?) -> PostgresJSON? {
+        guard let value else { return nil }
+        return encode(value)
+    }
+
+    public static func decode<Value: Decodable>(_: Value.Type, from json: PostgresJSON) throws -> Value {
+        try JSONDecoder().decode(Value.self, from: Data(json.text.utf8))
+    }
+
+    public static func decodeIfPresent<Value: Decodable>(_: Value.Type, from json: PostgresJSON?) throws -> Value? {
+        try json.map { try decode(Value.self, from: $0) }
+    }
+}

@@ -1,0 +1,173 @@
+import Hummingbird
+import NIOCore
+import PurseCore
+import PurseModels
+
+/// Registers the API's routes and runs every request through the same steps: authenticate
+/// against the route's ``Access``, read the parameters, check `expand`, honour
+/// `Idempotency-Key`, run the handler, expand, render. Routes are also recorded for the OpenAPI
+/// document's completeness test.
+final class APIRouter {
+    typealias Handler = @Sendable (APIRequest) async throws -> APIResult
+
+    /// A route as declared.
+    struct Route: Sendable {
+        let method: HTTPRequest.Method
+        let path: String
+        let access: Access
+        let returns: Returns
+    }
+
+    private let router: Router<PurseRequestContext>
+    private let authenticator: Authenticator
+    private let idempotency: IdempotencyStore
+    private let loader: ObjectLoader
+    private let maxBodySize: Int
+    private(set) var routes: [Route] = []
+
+    init(
+        router: Router<PurseRequestContext>,
+        authenticator: Authenticator,
+        idempotency: IdempotencyStore,
+        loader: ObjectLoader,
+        maxBodySize: Int
+    ) {
+        self.router = router
+        self.authenticator = authenticator
+        self.idempotency = idempotency
+        self.loader = loader
+        self.maxBodySize = maxBodySize
+    }
+
+    func get(_ path: String, access: Access, returns: Returns, _ handler: @escaping Handler) {
+        add(.get, path, access: access, returns: returns, handler)
+    }
+
+    func post(_ path: String, access: Access, returns: Returns, _ handler: @escaping Handler) {
+        add(.post, path, access: access, returns: returns, handler)
+    }
+
+    func delete(_ path: String, access: Access, returns: Returns, _ handler: @escaping Handler) {
+        add(.delete, path, access: access, returns: returns, handler)
+    }
+
+    /// A route that answers with a response of its own making (pages, documents).
+    func raw(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        _ handler: @escaping @Sendable (Request, PurseRequestContext) async throws -> Response
+    ) {
+        routes.append(Route(method: method, path: path, access: .public, returns: .plain))
+        router.on(RouterPath(path), method: method, use: handler)
+    }
+
+    private func add(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        access: Access,
+        returns: Returns,
+        _ handler: @escaping Handler
+    ) {
+        let route = Route(method: method, path: path, access: access, returns: returns)
+        routes.append(route)
+        let authenticator = self.authenticator
+        let idempotency = self.idempotency
+        let loader = self.loader
+        let maxBodySize = self.maxBodySize
+        router.on(RouterPath(path), method: method) { request, context in
+            try await Self.respond(
+                to: request, context: context, route: route, handler: handler, authenticator: authenticator,
+                idempotency: idempotency, loader: loader, maxBodySize: maxBodySize
+            )
+        }
+    }
+
+    // MARK: - The pipeline
+
+    private static func respond(
+        to request: Request,
+        context: PurseRequestContext,
+        route: Route,
+        handler: @escaping Handler,
+        authenticator: Authenticator,
+        idempotency: IdempotencyStore,
+        loader: ObjectLoader,
+        maxBodySize: Int
+    ) async throws -> Response {
+        let credential: Credential?
+        if route.access.isPublic {
+            credential = nil
+        } else {
+            let resolved = try await authenticator.authenticate(try AuthorizationHeader.key(from: request.headers))
+            try route.access.check(resolved)
+            credential = resolved
+        }
+
+        var request = request
+        var parameters: ParamObject
+        var body = ByteBuffer()
+        if request.method == .post {
+            do {
+                body = try await request.collectBody(upTo: maxBodySize)
+            } catch is NIOTooManyBytesError {
+                throw APIError.bodyTooLarge(limit: maxBodySize)
+            }
+            parameters = try RequestParameters.fromBody(body, contentType: request.headers[.contentType])
+        } else {
+            parameters = try RequestParameters.fromQuery(request.uri.query)
+        }
+        let expansion = try Expansion.plan(try RequestParameters.extractExpand(from: &parameters), for: route.returns)
+
+        let idempotencyKey = request.method == .post ? request.headers[.idempotencyKey] : nil
+        let info = RequestInfo(
+            id: context.requestID,
+            idempotencyKey: idempotencyKey,
+            apiVersion: (try? StripeVersion.parse(request.headers[.stripeVersion])) ?? nil ?? RequestInfo.defaultAPIVersion
+        )
+        let apiRequest = APIRequest(
+            method: request.method, path: request.uri.path, headers: request.headers, credential: credential,
+            info: info, parameters: parameters, pathParameters: context.parameters
+        )
+        let run = { @Sendable () async throws -> (status: HTTPResponse.Status, body: [UInt8]) in
+            let result = try await handler(apiRequest)
+            let caller = credential
+            let body = try await Expansion.apply(expansion, to: result.body, returns: route.returns) { type, id in
+                guard let caller else { return nil }
+                return try await loader.load(type, id: id, caller: caller)
+            }
+            return (result.status, JSONWriter.bytes(body))
+        }
+
+        guard let idempotencyKey, let credential else {
+            let result = try await run()
+            return .json(bytes: result.body, status: result.status)
+        }
+        var hashed = Array((request.headers[.contentType] ?? "").utf8)
+        hashed.append(0)
+        hashed += body.readableBytesView
+        let reservation = IdempotencyStore.Request(
+            accountID: credential.accountID, caller: credential.idempotencyScope, key: idempotencyKey,
+            method: request.method.rawValue, path: request.uri.path, parameters: hashed
+        )
+        switch try await idempotency.reserve(reservation) {
+        case .replay(let status, let bytes):
+            return .json(bytes: bytes, status: HTTPResponse.Status(code: status), headers: [.idempotentReplayed: "true"])
+        case .proceed:
+            do {
+                let result = try await run()
+                try await idempotency.complete(reservation, status: Int(result.status.code), body: result.body)
+                return .json(bytes: result.body, status: result.status)
+            } catch {
+                let apiError = ResponseMiddleware.apiError(for: error, request: request, context: context)
+                if apiError.isStoredForIdempotency {
+                    try await idempotency.complete(
+                        reservation, status: Int(apiError.status.code), body: JSONWriter.bytes(apiError.body)
+                    )
+                } else {
+                    try? await idempotency.release(reservation)
+                }
+                throw apiError
+            }
+        }
+    }
+}

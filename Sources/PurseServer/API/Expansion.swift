@@ -1,0 +1,139 @@
+import PurseCore
+import PurseModels
+
+/// The kinds of object the API returns, as far as `expand` is concerned.
+public enum ObjectType: String, Sendable, Hashable {
+    case customer
+    case paymentMethod = "payment_method"
+    case setupIntent = "setup_intent"
+    case customerSession = "customer_session"
+    case event
+    case ephemeralKey = "ephemeral_key"
+    case webhookEndpoint = "webhook_endpoint"
+    case sheetSettings = "customer_sheet_settings"
+    case selectedPaymentOption = "selected_payment_option"
+}
+
+/// What a route returns, which decides what its `expand[]` may name.
+public enum Returns: Sendable, Equatable {
+    case object(ObjectType)
+    case list(of: ObjectType)
+    /// Responses without expandable fields (deleted stubs, health, pages).
+    case plain
+}
+
+/// `expand[]`: which id fields of which objects may be replaced by the object they name, and
+/// the work of doing so.
+struct Expansion {
+    /// Expandable fields per object type, by their dotted path within the object.
+    static let expandableFields: [ObjectType: [String: ObjectType]] = [
+        .customer: ["invoice_settings.default_payment_method": .paymentMethod],
+        .paymentMethod: ["customer": .customer],
+        .setupIntent: ["customer": .customer, "payment_method": .paymentMethod],
+        .customerSession: ["customer": .customer],
+        .selectedPaymentOption: ["payment_method": .paymentMethod],
+    ]
+
+    /// The deepest path accepted, in dot-separated segments.
+    static let maximumDepth = 4
+
+    /// Fields to expand at one level, each with what to expand inside the object it becomes.
+    struct Tree: Sendable, Equatable {
+        var fields: [String: (type: ObjectType, children: Tree)] = [:]
+
+        static func == (lhs: Tree, rhs: Tree) -> Bool {
+            lhs.fields.keys.sorted() == rhs.fields.keys.sorted()
+                && lhs.fields.allSatisfy { rhs.fields[$0.key]?.type == $0.value.type && rhs.fields[$0.key]?.children == $0.value.children }
+        }
+
+        var isEmpty: Bool { fields.isEmpty }
+    }
+
+    /// Checks every path against what `returns` can expand; done before the request runs, so a
+    /// bad path changes nothing.
+    static func plan(_ paths: [String], for returns: Returns) throws -> Tree {
+        var tree = Tree()
+        for path in paths {
+            guard path.split(separator: ".", omittingEmptySubsequences: false).count <= maximumDepth else {
+                throw PurseError.invalidParameter("expand", "You cannot expand more than \(maximumDepth) levels of a property (\(path)).")
+            }
+            switch returns {
+            case .object(let type):
+                try add(path, fullPath: path, type: type, to: &tree)
+            case .list(let type):
+                guard path.hasPrefix("data.") else { throw notExpandable(path) }
+                try add(String(path.dropFirst(5)), fullPath: path, type: type, to: &tree)
+            case .plain:
+                throw notExpandable(path)
+            }
+        }
+        return tree
+    }
+
+    private static func add(_ path: String, fullPath: String, type: ObjectType, to tree: inout Tree) throws {
+        let fields = expandableFields[type] ?? [:]
+        // The longest declared field the path starts with, ending at a dot or the path's end.
+        let match = fields.keys.filter { path == $0 || path.hasPrefix($0 + ".") }.max { $0.count < $1.count }
+        guard let field = match, let target = fields[field] else { throw notExpandable(fullPath) }
+        var node = tree.fields[field] ?? (target, Tree())
+        if path.count > field.count {
+            try add(String(path.dropFirst(field.count + 1)), fullPath: fullPath, type: target, to: &node.children)
+        }
+        tree.fields[field] = node
+    }
+
+    private static func notExpandable(_ path: String) -> PurseError {
+        PurseError.invalidParameter("expand", "This property cannot be expanded (\(path)).")
+    }
+
+    /// Loads an object by type and id as the caller may see it; nil when it cannot.
+    typealias Loader = @Sendable (ObjectType, String) async throws -> JSONValue?
+
+    static func apply(_ tree: Tree, to value: JSONValue, returns: Returns, load: Loader) async throws -> JSONValue {
+        guard !tree.isEmpty else { return value }
+        switch returns {
+        case .object:
+            return try await expand(value, tree: tree, load: load)
+        case .list:
+            guard case .array(let elements) = value["data"] ?? .null else { return value }
+            var expanded: [JSONValue] = []
+            for element in elements { expanded.append(try await expand(element, tree: tree, load: load)) }
+            var result = value
+            result["data"] = .array(expanded)
+            return result
+        case .plain:
+            return value
+        }
+    }
+
+    private static func expand(_ object: JSONValue, tree: Tree, load: Loader) async throws -> JSONValue {
+        var result = object
+        for (field, node) in tree.fields.sorted(by: { $0.key < $1.key }) {
+            let segments = field.split(separator: ".").map(String.init)
+            guard let current = value(at: segments, in: result) else { continue }
+            let replacement: JSONValue
+            switch current {
+            case .string(let id):
+                guard let loaded = try await load(node.type, id) else { continue }
+                replacement = try await expand(loaded, tree: node.children, load: load)
+            case .object:
+                replacement = try await expand(current, tree: node.children, load: load)
+            default:
+                continue
+            }
+            result = setting(replacement, at: segments, in: result)
+        }
+        return result
+    }
+
+    private static func value(at path: [String], in object: JSONValue) -> JSONValue? {
+        path.reduce(Optional(object)) { $0?[$1] }
+    }
+
+    private static func setting(_ value: JSONValue, at path: [String], in object: JSONValue) -> JSONValue {
+        guard let first = path.first else { return value }
+        var result = object
+        result[first] = setting(value, at: Array(path.dropFirst()), in: object[first] ?? .null)
+        return result
+    }
+}

@@ -1,0 +1,18 @@
+import PurseCore
+import PurseModels
+
+/// Loads objects by id for `expand`, as the caller is allowed to see them.
+struct ObjectLoader: Sendable {
+    let customers: CustomerService
+
+    func load(_ type: ObjectType, id: String, caller: Credential) async throws -> JSONValue? {
+        let encoder = JSONValueEncoder()
+        switch type {
+        case .customer:
+            guard case .active(let customer) = try? await customers.retrieve(id, by: caller) else { return nil }
+            return try encoder.encode(customer)
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,17 @@
+import Hummingbird
+import NIOCore
+
+/// `GET /openapi.json`: the OpenAPI 3.1 document of the API, compiled into the binary.
+enum OpenAPIController {
+    static let document = PackageResources.openapi_json
+
+    static func register(on api: APIRouter) {
+        api.raw(.get, "/openapi.json") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "application/json", .contentLength: String(document.count)],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: document))
+            )
+        }
+    }
+}

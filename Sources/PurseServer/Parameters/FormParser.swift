@@ -1,0 +1,209 @@
+import PurseCore
+import PurseModels
+
+/// Parses Stripe's form encoding (`application/x-www-form-urlencoded` bodies and query strings)
+/// into a ``ParamValue`` tree.
+///
+/// Keys nest with brackets, raw or percent-encoded: `billing_details[address][line1]=`. Arrays
+/// come as `a[]=x` (curl, Rack) or `a[0]=x` (Stripe's SDKs); `a[][k]=` builds arrays of hashes
+/// the way Rack does (a repeated key starts a new element). Every malformed input is a
+/// ``PurseError`` naming the parameter, never a crash.
+public enum FormParser {
+    /// The deepest bracket nesting accepted; Stripe's own parameters need five.
+    public static let maximumDepth = 10
+    /// The most `key=value` pairs accepted in one request.
+    public static let maximumPairs = 10_000
+
+    public static func parse(_ bytes: some Collection<UInt8>) throws -> ParamObject {
+        let root = Node()
+        var pairs = 0
+        for pair in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            pairs += 1
+            guard pairs <= maximumPairs else {
+                throw PurseError(.invalidRequest, message: "Too many parameters: at most \(maximumPairs) are accepted.")
+            }
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            let key = try decodeComponent(parts[0], what: "parameter name")
+            let value = parts.count > 1 ? try decodeComponent(parts[1], what: "value of \(key)") : ""
+            if key.isEmpty { continue }
+            try insert(value, at: try segments(of: key), into: root, fullKey: key)
+        }
+        return root.objectValue
+    }
+
+    // MARK: - Keys
+
+    /// `a[b][]` → `["a", "b", ""]`.
+    static func segments(of key: String) throws -> [String] {
+        guard let open = key.firstIndex(of: "[") else {
+            guard !key.contains("]") else { throw malformed(key) }
+            return [key]
+        }
+        let name = String(key[..<open])
+        guard !name.isEmpty else { throw malformed(key) }
+        var segments = [name]
+        var rest = key[open...]
+        while !rest.isEmpty {
+            guard rest.first == "[", let close = rest.firstIndex(of: "]") else { throw malformed(key) }
+            let segment = rest[rest.index(after: rest.startIndex)..<close]
+            guard !segment.contains("[") else { throw malformed(key) }
+            segments.append(String(segment))
+            rest = rest[rest.index(after: close)...]
+        }
+        guard segments.count <= maximumDepth else {
+            throw PurseError.invalidParameter(
+                name, "The parameter \(name) is nested more than \(maximumDepth) levels deep."
+            )
+        }
+        return segments
+    }
+
+    private static func malformed(_ key: String) -> PurseError {
+        PurseError.invalidParameter(key, "Invalid parameter name: \(key) (brackets must pair up, as in a[b][c]).")
+    }
+
+    // MARK: - Values
+
+    /// Percent-decodes a component (`+` is a space) and checks it is valid UTF-8 without NULs.
+    static func decodeComponent(_ bytes: some Collection<UInt8>, what: String) throws -> String {
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var iterator = bytes.makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "+"):
+                decoded.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    throw PurseError(.invalidRequest, message: "Malformed percent-encoding in the \(what).")
+                }
+                decoded.append(high << 4 | low)
+            default:
+                decoded.append(byte)
+            }
+        }
+        guard UTF8Validation.isValid(decoded) else {
+            throw PurseError(.invalidRequest, message: "The \(what) is not valid UTF-8.")
+        }
+        guard !decoded.contains(0) else {
+            throw PurseError(.invalidRequest, message: "The \(what) contains a NUL character.")
+        }
+        return String(decoding: decoded, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    // MARK: - The tree
+
+    /// A mutable node used while parsing; nodes are classes so appending stays cheap.
+    final class Node {
+        enum Content {
+            case empty
+            case scalar(String)
+            case object(keys: [String], children: [String: Node])
+            case array([Node])
+        }
+
+        var content: Content = .empty
+
+        var objectValue: ParamObject {
+            guard case .object(let keys, let children) = content else { return ParamObject() }
+            return ParamObject(keys.map { ($0, children[$0]!.value) })
+        }
+
+        var value: ParamValue {
+            switch content {
+            case .empty: return .string("")
+            case .scalar(let text): return .string(text)
+            case .object: return .object(objectValue)
+            case .array(let nodes): return .array(nodes.map(\.value))
+            }
+        }
+
+        func child(_ key: String) -> Node? {
+            guard case .object(_, let children) = content else { return nil }
+            return children[key]
+        }
+
+        /// Whether the nested keys `path` all exist below this node.
+        func has(_ path: ArraySlice<String>) -> Bool {
+            guard let first = path.first else { return true }
+            return child(first)?.has(path.dropFirst()) ?? false
+        }
+    }
+
+    private static func insert(_ value: String, at path: [String], into root: Node, fullKey: String) throws {
+        var node = root
+        for (depth, segment) in path.enumerated() {
+            let isLast = depth == path.count - 1
+            let param = ParameterPath.bracketed(Array(path.prefix(depth + 1)))
+            if segment.isEmpty {
+                // `a[]`: append, or for `a[][k]` extend the last hash unless it already has `k`.
+                var elements: [Node]
+                switch node.content {
+                case .empty: elements = []
+                case .array(let existing): elements = existing
+                default: throw conflict(ParameterPath.bracketed(Array(path.prefix(depth))))
+                }
+                if isLast {
+                    let element = Node()
+                    element.content = .scalar(value)
+                    elements.append(element)
+                    node.content = .array(elements)
+                    return
+                }
+                // As Rack does: the last hash takes the rest of the key unless it already has it;
+                // a rest with an array in it (`a[][tags][]`) always extends the last hash.
+                let rest = path[(depth + 1)...]
+                if let last = elements.last, case .object = last.content, !rest.isEmpty,
+                    rest.contains("") || !last.has(rest)
+                {
+                    node = last
+                } else {
+                    let element = Node()
+                    elements.append(element)
+                    node.content = .array(elements)
+                    node = element
+                }
+                continue
+            }
+            var keys: [String]
+            var children: [String: Node]
+            switch node.content {
+            case .empty: (keys, children) = ([], [:])
+            case .object(let existingKeys, let existingChildren): (keys, children) = (existingKeys, existingChildren)
+            default: throw conflict(ParameterPath.bracketed(Array(path.prefix(depth))))
+            }
+            let child: Node
+            if let existing = children[segment] {
+                child = existing
+            } else {
+                child = Node()
+                children[segment] = child
+                keys.append(segment)
+                node.content = .object(keys: keys, children: children)
+            }
+            if isLast {
+                switch child.content {
+                case .empty, .scalar: child.content = .scalar(value)  // a repeated key: the last wins
+                default: throw conflict(param)
+                }
+                return
+            }
+            node = child
+        }
+    }
+
+    private static func conflict(_ param: String) -> PurseError {
+        PurseError.invalidParameter(
+            param, "Invalid value for \(param): it was sent both as a single value and as a nested one."
+        )
+    }
+}

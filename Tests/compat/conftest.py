@@ -1,0 +1,90 @@
+"""Fixtures for the compatibility tests: a live `purse serve` on its local default PostgreSQL,
+driven through Stripe's official Python SDK exactly as its users drive api.stripe.com."""
+import json
+import os
+import pathlib
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+import stripe
+
+REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
+
+
+def purse_binary():
+    return os.environ.get("PURSE_BINARY") or str(REPOSITORY / ".build" / "debug" / "purse")
+
+
+@pytest.fixture(scope="session")
+def purse():
+    """One server for the session, with its own PostgreSQL in a temporary data folder."""
+    root = os.environ.get("PURSE_TEST_ROOT") or tempfile.gettempdir()
+    data = tempfile.mkdtemp(prefix="compat-", dir=root)
+    os.chmod(data, 0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PURSE_") and k != "DATABASE_URL"}
+    env["PURSE_DATA_DIR"] = data
+    log = open(os.path.join(data, "serve.log"), "w+")
+    process = subprocess.Popen(
+        [purse_binary(), "serve", "--port", "0"], stdout=log, stderr=subprocess.STDOUT, env=env
+    )
+    port = None
+    deadline = time.time() + 120
+    while time.time() < deadline and port is None:
+        log.seek(0)
+        match = re.search(r"listening on port (\d+)", log.read())
+        if match:
+            port = int(match.group(1))
+        elif process.poll() is not None:
+            log.seek(0)
+            raise RuntimeError("purse serve exited early:\n" + log.read())
+        else:
+            time.sleep(0.1)
+    if port is None:
+        process.kill()
+        raise RuntimeError("purse serve did not start in time")
+    server = Server(f"http://127.0.0.1:{port}", data, env, log)
+    yield server
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=60)
+    log.close()
+    shutil.rmtree(data, ignore_errors=True)
+
+
+class Server:
+    def __init__(self, base, data, env, log):
+        self.base = base
+        self.data = data
+        self.env = env
+        self.log = log
+
+    def create_account(self, name="Compat"):
+        """`purse accounts create --json`, against the server's own database."""
+        output = subprocess.run(
+            [purse_binary(), "accounts", "create", "--name", name, "--json"],
+            env=self.env, check=True, capture_output=True, text=True, timeout=120,
+        ).stdout
+        return json.loads(output)
+
+    def client(self, key, **options):
+        return stripe.StripeClient(key, base_addresses={"api": self.base}, **options)
+
+    def log_text(self):
+        self.log.flush()
+        return pathlib.Path(self.data, "serve.log").read_text()
+
+
+@pytest.fixture
+def account(purse):
+    """A fresh account per test, so tests never see each other's objects."""
+    return purse.create_account()
+
+
+@pytest.fixture
+def client(purse, account):
+    """A StripeClient on the account's secret key, with retries off so every status is seen."""
+    return purse.client(account["secret_key"], max_network_retries=0)

@@ -44,6 +44,29 @@ customer_props = {
     "invoice_settings": {"type": "object", "properties": {"default_payment_method": S}, "additionalProperties": False},
     "expand": {"type": "array", "items": S},
 }
+billing_param = {"type": "object", "properties": {"address": address_param, "email": STR, "name": STR, "phone": STR}, "additionalProperties": False}
+pm_create_props = {
+    "type": {"enum": ["card", "us_bank_account", "sepa_debit"]},
+    "card": {"type": "object", "properties": {"number": S, "exp_month": {"type": "integer"}, "exp_year": {"type": "integer"}, "cvc": S, "token": S, "networks": {"type": "object", "properties": {"preferred": S}, "additionalProperties": False}}, "additionalProperties": False},
+    "us_bank_account": {"type": "object", "properties": {"account_holder_type": {"enum": ["individual", "company"]}, "account_number": S, "account_type": {"enum": ["checking", "savings"]}, "routing_number": S}, "additionalProperties": False},
+    "sepa_debit": {"type": "object", "properties": {"iban": S}, "required": ["iban"], "additionalProperties": False},
+    "billing_details": billing_param,
+    "allow_redisplay": {"enum": ["always", "limited", "unspecified"]},
+    "metadata": metadata_param,
+    "expand": {"type": "array", "items": S},
+}
+pm_update_props = {
+    "allow_redisplay": {"enum": ["always", "limited", "unspecified"]},
+    "billing_details": billing_param,
+    "card": {"type": "object", "properties": {"exp_month": {"type": "integer"}, "exp_year": {"type": "integer"}, "networks": {"type": "object", "properties": {"preferred": S}, "additionalProperties": False}}, "additionalProperties": False},
+    "us_bank_account": {"type": "object", "properties": {"account_holder_type": {"enum": ["individual", "company"]}, "account_type": {"enum": ["checking", "savings"]}}, "additionalProperties": False},
+    "metadata": metadata_param,
+    "expand": {"type": "array", "items": S},
+}
+PM_TYPE = q("type", {"enum": ["card", "us_bank_account", "sepa_debit"]})
+REDISPLAY = q("allow_redisplay", {"enum": ["always", "limited", "unspecified"]})
+customer_props["payment_method"] = S
+
 doc = {
   "openapi": "3.1.0",
   "info": {"title": "Purse", "version": "1.0.0", "description": "A self-hosted payment-method settings service that speaks Stripe's API. Request bodies are form-encoded (Stripe's bracket nesting) or JSON; every error is Stripe's envelope."},
@@ -61,6 +84,22 @@ doc = {
       "get": {"operationId": "retrieveCustomer", "summary": "Retrieve a customer (secret key, or the customer's own ephemeral key)", "parameters": [pathid(), EXPAND], "responses": resp({"anyOf": [ref("Customer"), ref("DeletedObject")]})},
       "post": {"operationId": "updateCustomer", "summary": "Update a customer: only what is sent changes; an empty value unsets (secret key)", "parameters": [pathid()], "requestBody": body(customer_props), "responses": resp(ref("Customer"))},
       "delete": {"operationId": "deleteCustomer", "summary": "Delete a customer (secret key)", "parameters": [pathid()], "responses": resp(ref("DeletedObject"))},
+    },
+    "/v1/payment_methods": {
+      "post": {"operationId": "createPaymentMethod", "summary": "Create a payment method from card or bank details or a test token (secret or publishable key). The number is never stored.", "requestBody": body(pm_create_props, ["type"]), "responses": resp(ref("PaymentMethod"))},
+      "get": {"operationId": "listPaymentMethods", "summary": "List a customer's payment methods (secret key, or the customer's ephemeral key)", "parameters": [q("customer", S, required=True), PM_TYPE, REDISPLAY] + PAGE + [EXPAND], "responses": resp(ref("PaymentMethodList"))},
+    },
+    "/v1/payment_methods/{id}": {
+      "get": {"operationId": "retrievePaymentMethod", "summary": "Retrieve a payment method", "parameters": [pathid(), EXPAND], "responses": resp(ref("PaymentMethod"))},
+      "post": {"operationId": "updatePaymentMethod", "summary": "Update an attached payment method", "parameters": [pathid()], "requestBody": body(pm_update_props), "responses": resp(ref("PaymentMethod"))},
+    },
+    "/v1/payment_methods/{id}/attach": {"post": {"operationId": "attachPaymentMethod", "summary": "Attach a payment method (or a test token such as pm_card_visa) to a customer, after a card check", "parameters": [pathid()], "requestBody": body({"customer": S, "expand": {"type": "array", "items": S}}, ["customer"]), "responses": resp(ref("PaymentMethod"))}},
+    "/v1/payment_methods/{id}/detach": {"post": {"operationId": "detachPaymentMethod", "summary": "Detach a payment method for good; a default is cleared", "parameters": [pathid()], "requestBody": body({"expand": {"type": "array", "items": S}}), "responses": resp(ref("PaymentMethod"))}},
+    "/v1/customers/{id}/payment_methods": {"get": {"operationId": "listCustomerPaymentMethods", "summary": "List a customer's payment methods", "parameters": [pathid("The customer"), PM_TYPE, REDISPLAY] + PAGE + [EXPAND], "responses": resp(ref("PaymentMethodList"))}},
+    "/v1/customers/{id}/payment_methods/{payment_method}": {"get": {"operationId": "retrieveCustomerPaymentMethod", "summary": "Retrieve one of a customer's payment methods", "parameters": [pathid("The customer"), {"name": "payment_method", "in": "path", "required": True, "schema": S}, EXPAND], "responses": resp(ref("PaymentMethod"))}},
+    "/v1/customers/{id}/selected_payment_option": {
+      "get": {"operationId": "retrieveSelectedPaymentOption", "summary": "The option the customer picked on any device (Purse)", "parameters": [pathid("The customer"), EXPAND], "responses": resp(ref("SelectedPaymentOption"))},
+      "post": {"operationId": "selectPaymentOption", "summary": "Select a payment method (it becomes the default), apple_pay, link, or none (empty)", "parameters": [pathid("The customer")], "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {"option": S, "expand": {"type": "array", "items": S}}, "required": ["option"], "additionalProperties": False}}, "application/json": {"schema": {"type": "object", "properties": {"option": {"type": ["string", "null"]}, "expand": {"type": "array", "items": S}}, "required": ["option"], "additionalProperties": False}}}}, "responses": resp(ref("SelectedPaymentOption"))},
     },
     "/v1/events": {"get": {"operationId": "listEvents", "summary": "List events, newest first (secret key)", "parameters": [q("type", S, "An event type, or a prefix ending in * (customer.*)"), q("types", {"type": "array", "items": S, "maxItems": 20}), CREATED] + PAGE + [EXPAND], "responses": resp(ref("EventList"))}},
     "/v1/events/{id}": {"get": {"operationId": "retrieveEvent", "summary": "Retrieve an event (secret key)", "parameters": [pathid(), EXPAND], "responses": resp(ref("Event"))}},
@@ -97,6 +136,28 @@ doc = {
           "livemode": {"type": "boolean"}, "pending_webhooks": {"type": "integer"},
           "request": {"type": ["object", "null"], "properties": {"id": nullable("string"), "idempotency_key": nullable("string")}},
           "type": S}},
+      "BillingDetails": {"type": "object", "required": ["address", "email", "name", "phone"], "properties": {"address": ref("Address"), "email": nullable("string"), "name": nullable("string"), "phone": nullable("string")}},
+      "PaymentMethod": {"type": "object", "required": ["id", "object", "allow_redisplay", "billing_details", "created", "customer", "livemode", "metadata", "type"], "properties": {
+          "id": S, "object": {"const": "payment_method"}, "allow_redisplay": {"enum": ["always", "limited", "unspecified"]},
+          "billing_details": ref("BillingDetails"), "created": {"type": "integer"},
+          "customer": {"anyOf": [S, {"type": "object"}, {"type": "null"}]}, "livemode": {"type": "boolean"}, "metadata": ref("Metadata"),
+          "type": {"enum": ["card", "us_bank_account", "sepa_debit"]},
+          "card": {"type": "object", "required": ["brand", "exp_month", "exp_year", "fingerprint", "funding", "last4"], "properties": {
+              "brand": S, "checks": {"type": "object"}, "country": nullable("string"), "display_brand": S, "exp_month": {"type": "integer"},
+              "exp_year": {"type": "integer"}, "fingerprint": S, "funding": {"enum": ["credit", "debit", "prepaid", "unknown"]},
+              "generated_from": {"type": ["object", "null"]}, "last4": S, "networks": {"type": "object"}, "regulated_status": S,
+              "three_d_secure_usage": {"type": "object"}, "wallet": {"type": ["object", "null"]}}},
+          "us_bank_account": {"type": "object", "required": ["fingerprint", "last4", "routing_number"], "properties": {
+              "account_holder_type": nullable("string"), "account_type": nullable("string"), "bank_name": nullable("string"),
+              "financial_connections_account": nullable("string"), "fingerprint": S, "last4": S, "networks": {"type": "object"},
+              "routing_number": S, "status_details": {"type": ["object", "null"]}}},
+          "sepa_debit": {"type": "object", "required": ["country", "fingerprint", "last4"], "properties": {
+              "bank_code": nullable("string"), "branch_code": nullable("string"), "country": S, "fingerprint": S,
+              "generated_from": {"type": "object"}, "last4": S}}}},
+      "PaymentMethodList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("PaymentMethod")}}}]},
+      "SelectedPaymentOption": {"type": "object", "required": ["object", "customer", "option", "payment_method", "unavailable_reason"], "properties": {
+          "object": {"const": "selected_payment_option"}, "customer": S, "option": nullable("string"),
+          "payment_method": nref("PaymentMethod"), "unavailable_reason": nullable("string")}},
       "EventList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("Event")}}}]},
     },
   },

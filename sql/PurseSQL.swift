@@ -8,6 +8,7 @@ public enum PurseSQL {
         ("0003_customers.sql", text(PackageResources._003_customers_sql)),
         ("0004_events.sql", text(PackageResources._004_events_sql)),
         ("0005_idempotency_keys.sql", text(PackageResources._005_idempotency_keys_sql)),
+        ("0006_payment_methods.sql", text(PackageResources._006_payment_methods_sql)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

@@ -31,7 +31,7 @@ public enum TestPostgres {
             ?? FileManager.default.temporaryDirectory
         let cluster = LocalCluster(
             directory: root.appendingPathComponent("cluster-\(UUID().uuidString.prefix(8))"),
-            serverSettings: ["fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"]
+            serverSettings: ["fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "500"]
         )
         do {
             try cluster.initializeIfNeeded()

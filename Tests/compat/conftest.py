@@ -9,6 +9,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import urllib.parse
 
 import pytest
 import stripe
@@ -71,6 +72,7 @@ class Server:
         return json.loads(output)
 
     def client(self, key, **options):
+        options.setdefault("http_client", RecordingHTTPClient())
         return stripe.StripeClient(key, base_addresses={"api": self.base}, **options)
 
     def log_text(self):
@@ -88,3 +90,64 @@ def account(purse):
 def client(purse, account):
     """A StripeClient on the account's secret key, with retries off so every status is seen."""
     return purse.client(account["secret_key"], max_network_retries=0)
+
+
+class SentCardData:
+    """Every card number, CVC, IBAN and US bank account number the compat tests send, and every
+    test token (`pm_card_visa`, `tok_visa`, ...) standing for one, so that test_zz_card_data.py can
+    prove none of them is kept. Filled in by `RecordingHTTPClient` from the requests themselves,
+    so no test can forget to register what it sends."""
+
+    FIELDS = {
+        "card[number]": "card_numbers",
+        "card[cvc]": "cvcs",
+        "sepa_debit[iban]": "ibans",
+        "us_bank_account[account_number]": "account_numbers",
+    }
+    TOKEN = re.compile(r"\b(?:pm_card_|tok_|pm_usBankAccount_|pm_sepaDebit_)[A-Za-z0-9_]+")
+
+    def __init__(self):
+        self.card_numbers = set()
+        self.cvcs = set()
+        self.ibans = set()
+        self.account_numbers = set()
+        self.tokens = set()
+
+    def record(self, url, body):
+        split = urllib.parse.urlsplit(url)
+        self.tokens.update(self.TOKEN.findall(urllib.parse.unquote(split.path)))
+        for form in (split.query, body or ""):
+            if isinstance(form, bytes):
+                form = form.decode()
+            for key, value in urllib.parse.parse_qsl(form, keep_blank_values=True):
+                if key in self.FIELDS and value:
+                    getattr(self, self.FIELDS[key]).add(value)
+                self.tokens.update(self.TOKEN.findall(value))
+
+
+SENT_CARD_DATA = SentCardData()
+
+
+class RecordingHTTPClient(stripe.RequestsClient):
+    """stripe-python's own HTTP client, noting the card data of each request in SENT_CARD_DATA."""
+
+    def request(self, method, url, headers, post_data=None, **kwargs):
+        SENT_CARD_DATA.record(url, post_data)
+        return super().request(method, url, headers, post_data, **kwargs)
+
+
+def pg_dump(server):
+    """The server's whole database as SQL text, from the newest pg_dump installed, over TCP with
+    the password of its local cluster."""
+    binaries = sorted(
+        pathlib.Path("/usr/lib/postgresql").glob("*/bin/pg_dump"),
+        key=lambda path: int(re.sub(r"\D", "", path.parts[-3]) or 0),
+    )
+    assert binaries, "pg_dump not found under /usr/lib/postgresql/*/bin"
+    cluster = pathlib.Path(server.data, "postgres")
+    env = dict(os.environ, PGPASSWORD=(cluster / "password").read_text().strip())
+    port = (cluster / "port").read_text().strip()
+    return subprocess.run(
+        [str(binaries[-1]), "--host", "127.0.0.1", "--port", port, "--username", "postgres", "--dbname", "purse"],
+        env=env, check=True, capture_output=True, text=True, timeout=120,
+    ).stdout

@@ -61,6 +61,8 @@ public struct CustomerCreateParameters: Decodable, Sendable {
     public var invoiceSettings: InvoiceSettingsParameters?
     public var metadata: MetadataParameter?
     public var name: String?
+    /// A payment method (or test token) to attach to the new customer.
+    public var paymentMethod: String?
     public var phone: String?
     public var preferredLocales: [String]?
     public var shipping: ShippingParameters?
@@ -68,7 +70,9 @@ public struct CustomerCreateParameters: Decodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case address, description, email
         case invoiceSettings = "invoice_settings"
-        case metadata, name, phone
+        case metadata, name
+        case paymentMethod = "payment_method"
+        case phone
         case preferredLocales = "preferred_locales"
         case shipping
     }

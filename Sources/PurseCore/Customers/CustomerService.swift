@@ -4,9 +4,13 @@ public import PurseModels
 /// Customers: create, retrieve, update, delete, list.
 public struct CustomerService: Sendable {
     private let pool: PostgresClient
+    private let paymentMethods: PaymentMethodService
     private let events = EventRecorder()
 
-    public init(pool: PostgresClient) { self.pool = pool }
+    public init(pool: PostgresClient, paymentMethods: PaymentMethodService) {
+        self.pool = pool
+        self.paymentMethods = paymentMethods
+    }
 
     /// A customer as found: live, or the stub a deleted one leaves.
     public enum Lookup: Sendable {
@@ -39,28 +43,54 @@ public struct CustomerService: Sendable {
             preferredLocales: try CustomerFieldRules.locales(params.preferredLocales),
             shipping: try params.shipping?.shipping()
         )
-        if let requested = params.invoiceSettings?.defaultPaymentMethod?.value {
-            // A new customer has no payment methods yet, so none can be its default.
-            throw Self.notAttached(requested)
+        // `payment_method` attaches a method at creation; the default may only name that one.
+        var attachment: PreparedAttachment?
+        if let method = params.paymentMethod {
+            switch try await paymentMethods.prepareForAttach(method, to: customer.id, caller: caller, param: "payment_method") {
+            case .ready(let prepared): attachment = prepared
+            case .alreadyAttached: throw PurseError.noSuch("PaymentMethod", method, param: "payment_method")
+            }
         }
-        customer.invoiceSettings = InvoiceSettings()
-        let event = events.insert(
-            "customer.created", object: try JSONValueEncoder().encode(customer), account: caller.accountID, request: request
-        )
-        try await pool.query(
+        if let requested = params.invoiceSettings?.defaultPaymentMethod?.value {
+            guard requested == params.paymentMethod, let attachment else { throw Self.notAttached(requested) }
+            customer.invoiceSettings.defaultPaymentMethod = attachment.id
+        }
+        let insert: PostgresQuery = """
+            INSERT INTO customers (id, account_id, created, email, name, phone, description, address, shipping,
+                                   metadata, preferred_locales, invoice_prefix)
+            VALUES (\(customer.id), \(caller.accountID), \(customer.created), \(customer.email), \(customer.name),
+                    \(customer.phone), \(customer.description), \(StoredJSON.encodeIfPresent(customer.address)),
+                    \(StoredJSON.encodeIfPresent(customer.shipping)), \(StoredJSON.encode(customer.metadata)),
+                    \(PostgresTextArray(customer.preferredLocales)), \(customer.invoicePrefix))
             """
-            WITH inserted AS (
-                INSERT INTO customers (id, account_id, created, email, name, phone, description, address, shipping,
-                                       metadata, preferred_locales, invoice_prefix)
-                VALUES (\(customer.id), \(caller.accountID), \(customer.created), \(customer.email), \(customer.name),
-                        \(customer.phone), \(customer.description), \(StoredJSON.encodeIfPresent(customer.address)),
-                        \(StoredJSON.encodeIfPresent(customer.shipping)), \(StoredJSON.encode(customer.metadata)),
-                        \(PostgresTextArray(customer.preferredLocales)), \(customer.invoicePrefix))
-            ), event AS (\(event))
-            SELECT 1
-            """
-        )
-        return customer
+        let created = try JSONValueEncoder().encode(customer)
+        let event = events.insert("customer.created", object: created, account: caller.accountID, request: request)
+        guard let attachment else {
+            // The common case in one statement: the customer and its event.
+            try await pool.query("WITH inserted AS (\(insert)), event AS (\(event)) SELECT 1")
+            return customer
+        }
+        let events = self.events
+        let finished = customer
+        return try await pool.withTransaction { connection in
+            try connection.query(insert)
+            try connection.query(event)
+            if let new = attachment.new { try connection.query(PaymentMethodStore.insert(new, account: caller.accountID)) }
+            let attached = try PaymentMethodService.attach(attachment.id, to: finished.id, caller: caller, on: connection)
+            try events.record(
+                "payment_method.attached", object: try JSONValueEncoder().encode(attached.method),
+                account: caller.accountID, request: request, on: connection
+            )
+            if let method = finished.invoiceSettings.defaultPaymentMethod {
+                try connection.query(
+                    """
+                    UPDATE customers SET default_payment_method = \(method), selected_option = 'payment_method'
+                    WHERE id = \(finished.id)
+                    """
+                )
+            }
+            return finished
+        }
     }
 
     public func retrieve(_ id: String, by caller: Credential) async throws -> Lookup {
@@ -90,10 +120,11 @@ public struct CustomerService: Sendable {
             if let locales = params.preferredLocales { new.preferredLocales = try CustomerFieldRules.locales(locales.value) }
             if let shipping = params.shipping { new.shipping = try shipping.value?.shipping() }
             new.metadata = try MetadataRules.updated(old.metadata, with: params.metadata)
-            switch params.invoiceSettings?.defaultPaymentMethod {
-            case nil: break
-            case .clear: new.invoiceSettings.defaultPaymentMethod = nil
-            case .set(let paymentMethod): throw Self.notAttached(paymentMethod)
+            if let requested = params.invoiceSettings?.defaultPaymentMethod {
+                new.invoiceSettings.defaultPaymentMethod = requested.value
+                if let method = requested.value, method != old.invoiceSettings.defaultPaymentMethod {
+                    try Self.requireAttached(method, to: old.id, caller: caller, on: connection)
+                }
             }
             return try Self.save(old: old, new: new, caller: caller, request: request, events: events, on: connection)
         }
@@ -108,12 +139,22 @@ public struct CustomerService: Sendable {
                 """
                 UPDATE customers
                 SET deleted = true, email = NULL, name = NULL, phone = NULL, description = NULL, address = NULL,
-                    shipping = NULL, metadata = '{}', preferred_locales = '{}', default_payment_method = NULL
+                    shipping = NULL, metadata = '{}', preferred_locales = '{}', default_payment_method = NULL,
+                    selected_option = NULL
                 WHERE id = \(id) AND account_id = \(caller.accountID)
                 """
             )
+            // Its payment methods are detached for good, in the same transaction.
+            let encoder = JSONValueEncoder()
+            for method in try PaymentMethodStore.detachAll(customer: id, account: caller.accountID, on: connection) {
+                try events.record(
+                    "payment_method.detached", object: try encoder.encode(method),
+                    previousAttributes: ["customer": .string(id)], account: caller.accountID, request: request,
+                    on: connection
+                )
+            }
             try events.record(
-                "customer.deleted", object: try JSONValueEncoder().encode(customer), account: caller.accountID,
+                "customer.deleted", object: try encoder.encode(customer), account: caller.accountID,
                 request: request, on: connection
             )
             return DeletedObject(id: id, object: "customer")
@@ -141,7 +182,9 @@ public struct CustomerService: Sendable {
 
     /// Reads a live customer and locks its row for the rest of the transaction: every change to
     /// a customer or its payment methods goes through this lock, so they never race.
-    static func lockActive(_ id: String, by caller: Credential, on connection: PostgresConnection) throws -> Customer {
+    static func lockActive(
+        _ id: String, by caller: Credential, on connection: PostgresConnection, param: String = "id"
+    ) throws -> Customer {
         let rows = try connection.query(
             """
             SELECT \(unsafeSQL: columns) FROM customers
@@ -149,7 +192,7 @@ public struct CustomerService: Sendable {
             FOR UPDATE
             """
         )
-        guard let row = rows.first else { throw PurseError.noSuch("customer", id, param: "id") }
+        guard let row = rows.first else { throw PurseError.noSuch("customer", id, param: param) }
         return try customer(row)
     }
 
@@ -164,7 +207,14 @@ public struct CustomerService: Sendable {
             SET email = \(new.email), name = \(new.name), phone = \(new.phone), description = \(new.description),
                 address = \(StoredJSON.encodeIfPresent(new.address)), shipping = \(StoredJSON.encodeIfPresent(new.shipping)),
                 metadata = \(StoredJSON.encode(new.metadata)), preferred_locales = \(PostgresTextArray(new.preferredLocales)),
-                default_payment_method = \(new.invoiceSettings.defaultPaymentMethod)
+                default_payment_method = \(new.invoiceSettings.defaultPaymentMethod),
+                -- Setting the default selects it; clearing it clears a selection of it (spec §4).
+                selected_option = CASE
+                    WHEN \(new.invoiceSettings.defaultPaymentMethod) IS DISTINCT FROM default_payment_method
+                        THEN CASE WHEN \(new.invoiceSettings.defaultPaymentMethod) IS NULL
+                                  THEN (CASE WHEN selected_option = 'payment_method' THEN NULL ELSE selected_option END)
+                                  ELSE 'payment_method' END
+                    ELSE selected_option END
             WHERE id = \(new.id) AND account_id = \(caller.accountID)
             """
         )
@@ -176,6 +226,17 @@ public struct CustomerService: Sendable {
             account: caller.accountID, request: request, on: connection
         )
         return new
+    }
+
+    /// Refuses a default that is not attached to the customer.
+    static func requireAttached(_ method: String, to customer: String, caller: Credential, on connection: PostgresConnection) throws {
+        let attached = try connection.query(
+            """
+            SELECT 1 FROM payment_methods
+            WHERE id = \(method) AND account_id = \(caller.accountID) AND customer_id = \(customer) AND state = 'attached'
+            """
+        )
+        guard !attached.isEmpty else { throw notAttached(method) }
     }
 
     static func notAttached(_ paymentMethod: String) -> PurseError {

@@ -75,8 +75,10 @@ extension PurseError {
         PurseError(.invalidRequest, code: code, message: message, param: param)
     }
 
-    /// `No such customer: 'cus_123'` (404, `resource_missing`).
+    /// `No such customer: 'cus_123'`, `resource_missing`: 404 for an object named in the path
+    /// (`param` nil or `id`), 400 for one named by a parameter, as Stripe answers.
     public static func noSuch(_ noun: String, _ id: String, param: String? = nil) -> PurseError {
-        PurseError(.notFound, code: "resource_missing", message: "No such \(noun): '\(id)'", param: param)
+        let inPath = param == nil || param == "id"
+        return PurseError(inPath ? .notFound : .invalidRequest, code: "resource_missing", message: "No such \(noun): '\(id)'", param: param)
     }
 }

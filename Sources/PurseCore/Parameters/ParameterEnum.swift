@@ -21,6 +21,13 @@ public enum ParameterPath {
         bracketed(path.map(\.stringValue))
     }
 
+    /// `card[number]` under `payment_method_data` → `payment_method_data[card][number]`.
+    public static func nested(_ path: String, under prefix: String?) -> String {
+        guard let prefix else { return path }
+        let first = path.prefix { $0 != "[" }
+        return "\(prefix)[\(first)]\(path.dropFirst(first.count))"
+    }
+
     public static func bracketed(_ segments: [String]) -> String {
         guard let first = segments.first else { return "" }
         return segments.dropFirst().reduce(first) { $0 + "[\($1)]" }

@@ -4,6 +4,7 @@ import PurseModels
 /// Loads objects by id for `expand`, as the caller is allowed to see them.
 struct ObjectLoader: Sendable {
     let customers: CustomerService
+    let paymentMethods: PaymentMethodService
 
     func load(_ type: ObjectType, id: String, caller: Credential) async throws -> JSONValue? {
         let encoder = JSONValueEncoder()
@@ -11,6 +12,9 @@ struct ObjectLoader: Sendable {
         case .customer:
             guard case .active(let customer) = try? await customers.retrieve(id, by: caller) else { return nil }
             return try encoder.encode(customer)
+        case .paymentMethod:
+            guard let method = try? await paymentMethods.retrieve(id, by: caller) else { return nil }
+            return try encoder.encode(method)
         default:
             return nil
         }

@@ -27,13 +27,15 @@ public struct PurseApplication {
         let router = Router(context: PurseRequestContext.self)
         router.add(middleware: ResponseMiddleware())
 
-        let customers = CustomerService(pool: pool)
+        let processor = TestProcessor()
+        let paymentMethods = PaymentMethodService(pool: pool, processor: processor, masterKey: masterKey)
+        let customers = CustomerService(pool: pool, paymentMethods: paymentMethods)
         let idempotency = IdempotencyStore(pool: pool, masterKey: masterKey)
         let api = APIRouter(
             router: router,
             authenticator: Authenticator(pool: pool),
             idempotency: idempotency,
-            loader: ObjectLoader(customers: customers),
+            loader: ObjectLoader(customers: customers, paymentMethods: paymentMethods),
             maxBodySize: configuration.maxBodySize
         )
         let health = HealthController(health: try DatabaseHealth(pool: pool))
@@ -41,6 +43,8 @@ public struct PurseApplication {
         api.raw(.get, "/readyz", health.readyz)
         OpenAPIController.register(on: api)
         CustomersController(customers: customers).register(on: api)
+        PaymentMethodsController(paymentMethods: paymentMethods, selection: SelectedOptionService(pool: pool))
+            .register(on: api)
         EventsController(events: EventService(pool: pool)).register(on: api)
 
         self.routes = api.routes.map { RouteDescription(method: $0.method.rawValue, path: $0.path) }

@@ -1,0 +1,15 @@
+import Postgres
+
+/// Whether a caller may see a customer: it exists, is not deleted, is in the caller's account,
+/// and for a customer's credential is that very customer.
+enum CustomerVisibility {
+    static func isVisible(_ customer: String, by caller: Credential, on connection: PostgresConnection) throws -> Bool {
+        !(try connection.query(
+            "SELECT 1 FROM customers WHERE id = \(customer) AND \(CustomerService.scope(caller)) AND NOT deleted"
+        ).isEmpty)
+    }
+
+    static func isVisible(_ customer: String, by caller: Credential, pool: PostgresClient) async throws -> Bool {
+        try await pool.withConnection { try isVisible(customer, by: caller, on: $0) }
+    }
+}

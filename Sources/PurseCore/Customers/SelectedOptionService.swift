@@ -1,0 +1,64 @@
+public import Postgres
+public import PurseModels
+
+/// `GET|POST /v1/customers/{id}/selected_payment_option`: the customer's choice, on the server.
+public struct SelectedOptionService: Sendable {
+    private let pool: PostgresClient
+    private let events = EventRecorder()
+
+    public init(pool: PostgresClient) { self.pool = pool }
+
+    public func retrieve(customer: String, by caller: Credential) async throws -> SelectedPaymentOption {
+        try await pool.withConnection { connection in
+            try Self.current(customer, by: caller, on: connection)
+        }
+    }
+
+    /// Selects a payment method (which becomes the default), `apple_pay`, `link`, or nothing.
+    public func select(
+        _ option: Patch<String>, customer: String, by caller: Credential, request: RequestInfo
+    ) async throws -> SelectedPaymentOption {
+        let events = self.events
+        return try await pool.withTransaction { connection in
+            let locked = try CustomerService.lockActive(customer, by: caller, on: connection)
+            switch option {
+            case .clear:
+                try DefaultPaymentMethod.select(nil, of: locked, caller: caller, on: connection)
+            case .set(let value):
+                if let wallet = DefaultPaymentMethod.Wallet(rawValue: value) {
+                    try DefaultPaymentMethod.select(wallet, of: locked, caller: caller, on: connection)
+                } else {
+                    _ = try DefaultPaymentMethod.set(
+                        value, of: locked, caller: caller, request: request, param: "option", events: events, on: connection
+                    )
+                }
+            }
+            return try Self.current(customer, by: caller, on: connection)
+        }
+    }
+
+    static func current(_ customer: String, by caller: Credential, on connection: PostgresConnection) throws -> SelectedPaymentOption {
+        if let own = caller.customerID, own != customer { throw PurseError.noSuch("customer", customer, param: "id") }
+        let rows = try connection.query(
+            """
+            SELECT c.selected_option, c.default_payment_method, \(unsafeSQL: prefixed(PaymentMethodStore.columns))
+            FROM customers c
+            LEFT JOIN payment_methods pm ON pm.id = c.default_payment_method AND c.selected_option = 'payment_method'
+            WHERE c.id = \(customer) AND c.account_id = \(caller.accountID) AND NOT c.deleted
+            """
+        )
+        guard let row = rows.first else { throw PurseError.noSuch("customer", customer, param: "id") }
+        let selected: String? = try row["selected_option"]
+        guard let selected else { return SelectedPaymentOption(customer: customer, option: nil, paymentMethod: nil) }
+        guard selected == "payment_method" else {
+            return SelectedPaymentOption(customer: customer, option: selected, paymentMethod: nil)
+        }
+        let method = try PaymentMethodStore.paymentMethod(row)
+        return SelectedPaymentOption(customer: customer, option: method.id, paymentMethod: method)
+    }
+
+    /// `pm.id, pm.created, ...` from the store's column list.
+    private static func prefixed(_ columns: String) -> String {
+        columns.split(separator: ",").map { "pm." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,285 @@
+public import Postgres
+public import PurseModels
+
+/// Payment methods: create (tokenize), retrieve, update, list, attach, detach.
+public struct PaymentMethodService: Sendable {
+    private let pool: PostgresClient
+    private let processor: any Processor
+    private let factory: PaymentMethodFactory
+    private let events = EventRecorder()
+
+    /// The most payment methods one customer may have attached.
+    public static let maximumPerCustomer = 500
+
+    public init(pool: PostgresClient, processor: any Processor, masterKey: MasterKey) {
+        self.pool = pool
+        self.processor = processor
+        self.factory = PaymentMethodFactory(processor: processor, fingerprinter: Fingerprinter(masterKey: masterKey))
+    }
+
+    /// Checks and stores a new, unattached payment method. Nothing of the number is kept.
+    public func create(_ params: PaymentMethodCreateParameters, by caller: Credential) async throws -> PaymentMethod {
+        let new = try factory.make(params, account: caller.accountID)
+        try await pool.query(PaymentMethodStore.insert(new, account: caller.accountID))
+        return new.model
+    }
+
+    public func retrieve(_ id: String, by caller: Credential) async throws -> PaymentMethod {
+        let found = try await pool.withConnection { try PaymentMethodStore.find(id, by: caller, on: $0) }
+        guard let found else { throw PurseError.noSuch("PaymentMethod", id, param: "id") }
+        return found.model
+    }
+
+    /// A payment method of one customer (`GET /v1/customers/{id}/payment_methods/{pm}`).
+    public func retrieve(_ id: String, customer: String, by caller: Credential) async throws -> PaymentMethod {
+        let method = try await retrieve(id, by: caller)
+        guard method.customer == customer, try await CustomerVisibility.isVisible(customer, by: caller, pool: pool) else {
+            throw PurseError.noSuch("PaymentMethod", id, param: "id")
+        }
+        return method
+    }
+
+    /// A customer's attached methods, newest first, optionally of one type. `customerParam` names
+    /// where the customer came from: `customer` (a parameter) or `id` (the path).
+    public func list(
+        _ params: PaymentMethodListParameters, by caller: Credential, customerParam: String = "customer"
+    ) async throws -> Page<PaymentMethod> {
+        guard let customer = params.customer else { throw PurseError.missingParameter("customer") }
+        let pagination = try params.pagination()
+        var filter: PostgresQuery = """
+            account_id = \(caller.accountID) AND customer_id = \(customer) AND state = 'attached'
+            """
+        if let type = params.type { filter.append(" AND type = \(type.rawValue)") }
+        if let redisplay = params.allowRedisplay { filter.append(" AND allow_redisplay = \(redisplay.rawValue)") }
+        let condition = filter
+        return try await pool.withConnection { connection in
+            guard try CustomerVisibility.isVisible(customer, by: caller, on: connection) else {
+                throw PurseError.noSuch("customer", customer, param: customerParam)
+            }
+            return try PaymentMethodStore.list.page(
+                on: connection, where: condition, pagination: pagination, decode: PaymentMethodStore.paymentMethod
+            )
+        }
+    }
+
+    public func update(
+        _ id: String, _ params: PaymentMethodUpdateParameters, by caller: Credential, request: RequestInfo
+    ) async throws -> PaymentMethod {
+        let events = self.events
+        return try await pool.withTransaction { connection in
+            guard let stored = try PaymentMethodStore.find(id, by: caller, lock: true, on: connection) else {
+                throw PurseError.noSuch("PaymentMethod", id, param: "id")
+            }
+            guard stored.state == .attached else {
+                throw PurseError(
+                    .invalidRequest, code: "payment_method_unexpected_state",
+                    message: "You must save this PaymentMethod to a customer before you can update it."
+                )
+            }
+            let old = stored.model
+            let new = try PaymentMethodUpdate.apply(params, to: old)
+            guard new != old else { return old }
+            let card = new.card
+            try connection.query(
+                """
+                UPDATE payment_methods
+                SET billing_details = \(StoredJSON.encode(new.billingDetails)), allow_redisplay = \(new.allowRedisplay),
+                    metadata = \(StoredJSON.encode(new.metadata)), details = \(PaymentMethodStore.details(of: new)),
+                    card_exp_month = \(card.map { Int32($0.expMonth) }), card_exp_year = \(card.map { Int32($0.expYear) })
+                WHERE id = \(id) AND account_id = \(caller.accountID)
+                """
+            )
+            let encoder = JSONValueEncoder()
+            let before = try encoder.encode(old)
+            let after = try encoder.encode(new)
+            try events.record(
+                "payment_method.updated", object: after,
+                previousAttributes: AttributeDiff.previousAttributes(from: before, to: after),
+                account: caller.accountID, request: request, on: connection
+            )
+            return new
+        }
+    }
+
+    /// Attaches a payment method (or a test token such as `pm_card_visa`, which becomes a new
+    /// payment method) to a customer, after the processor's card check.
+    public func attach(
+        _ id: String, to customer: String, by caller: Credential, request: RequestInfo
+    ) async throws -> PaymentMethod {
+        if let own = caller.customerID, own != customer {
+            throw PurseError.noSuch("customer", customer, param: "customer")
+        }
+        let prepared: PreparedAttachment
+        switch try await prepareForAttach(id, to: customer, caller: caller, param: "id") {
+        case .alreadyAttached(let method): return method
+        case .ready(let ready): prepared = ready
+        }
+        let events = self.events
+        return try await pool.withTransaction { connection in
+            let owner = try CustomerService.lockActive(customer, by: caller, on: connection, param: "customer")
+            if let new = prepared.new { try connection.query(PaymentMethodStore.insert(new, account: caller.accountID)) }
+            let attached = try Self.attach(prepared.id, to: owner.id, caller: caller, on: connection)
+            if attached.changed {
+                try events.record(
+                    "payment_method.attached", object: try JSONValueEncoder().encode(attached.method),
+                    account: caller.accountID, request: request, on: connection
+                )
+            }
+            return attached.method
+        }
+    }
+
+    /// Attaches `id` to the locked customer `customer`. Not changed when it already was.
+    static func attach(
+        _ id: String, to customer: String, caller: Credential, on connection: PostgresConnection
+    ) throws -> (method: PaymentMethod, changed: Bool) {
+        let count = try connection.query(
+            """
+            SELECT count(*) AS n FROM payment_methods
+            WHERE account_id = \(caller.accountID) AND customer_id = \(customer) AND state = 'attached'
+            """
+        )
+        let updated = try connection.query(
+            """
+            UPDATE payment_methods SET state = 'attached', customer_id = \(customer)
+            WHERE id = \(id) AND account_id = \(caller.accountID) AND state = 'unattached'
+              AND \(try count[0]["n", as: Int.self]) < \(maximumPerCustomer)
+            RETURNING \(unsafeSQL: PaymentMethodStore.columns)
+            """
+        )
+        if let row = updated.first { return (try PaymentMethodStore.paymentMethod(row), true) }
+        let owner = Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
+        guard let current = try PaymentMethodStore.find(id, by: owner, on: connection) else {
+            throw PurseError.noSuch("PaymentMethod", id, param: "id")
+        }
+        if current.state == .attached, current.model.customer == customer { return (current.model, false) }
+        try checkAttachable(current, caller: caller)
+        throw PurseError(
+            .invalidRequest, code: "customer_max_payment_methods",
+            message: "The customer already has the maximum of \(maximumPerCustomer) attached payment methods."
+        )
+    }
+
+    /// Refuses methods that cannot be attached: attached elsewhere, or detached for good.
+    static func checkAttachable(_ method: StoredPaymentMethod, caller: Credential) throws {
+        switch method.state {
+        case .unattached:
+            return
+        case .attached:
+            throw PurseError(
+                .invalidRequest, code: "payment_method_unexpected_state",
+                message: "The payment method you provided has already been attached to a customer.",
+                param: "payment_method"
+            )
+        case .detached:
+            throw PurseError(
+                .invalidRequest, code: "payment_method_unexpected_state",
+                message: "The provided PaymentMethod was previously used with a PaymentIntent without Customer attachment, "
+                    + "shared with a connected account without Customer attachment, or was detached from a Customer. "
+                    + "It may not be used again. To use a PaymentMethod multiple times, you must attach it to a Customer first.",
+                param: "payment_method"
+            )
+        }
+    }
+
+    /// Detaches a payment method for good. When it was the customer's default (or selected
+    /// option), that is cleared in the same transaction.
+    public func detach(_ id: String, by caller: Credential, request: RequestInfo) async throws -> PaymentMethod {
+        let found = try await pool.withConnection { try PaymentMethodStore.find(id, by: caller, on: $0) }
+        guard let found else { throw PurseError.noSuch("PaymentMethod", id, param: "id") }
+        guard found.state == .attached, let customer = found.model.customer else {
+            throw PurseError(
+                .invalidRequest, code: "payment_method_unexpected_state",
+                message: "The payment method you provided is not attached to a customer so detachment is impossible.",
+                param: "payment_method"
+            )
+        }
+        let events = self.events
+        return try await pool.withTransaction { connection in
+            // The customer's lock first, as every change to a customer's methods takes it.
+            let owner = try CustomerService.lockActive(customer, by: caller, on: connection)
+            let detached = try connection.query(
+                """
+                UPDATE payment_methods SET state = 'detached', customer_id = NULL
+                WHERE id = \(id) AND account_id = \(caller.accountID) AND customer_id = \(owner.id) AND state = 'attached'
+                RETURNING \(unsafeSQL: PaymentMethodStore.columns)
+                """
+            )
+            guard let row = detached.first else {
+                throw PurseError(
+                    .invalidRequest, code: "payment_method_unexpected_state",
+                    message: "The payment method you provided is not attached to a customer so detachment is impossible.",
+                    param: "payment_method"
+                )
+            }
+            try DefaultPaymentMethod.clearIfDefault(id, of: owner, caller: caller, request: request, events: events, on: connection)
+            let method = try PaymentMethodStore.paymentMethod(row)
+            try events.record(
+                "payment_method.detached", object: try JSONValueEncoder().encode(method),
+                previousAttributes: ["customer": .string(owner.id)], account: caller.accountID, request: request,
+                on: connection
+            )
+            return method
+        }
+    }
+
+    /// Resolves `id` for attaching to `customer`: a test token becomes a new payment method, an
+    /// id is looked up; either way the processor's card check runs first. A method already
+    /// attached to `customer` is returned as it is.
+    func prepareForAttach(
+        _ id: String, to customer: String, caller: Credential, param: String
+    ) async throws -> AttachPreparation {
+        let reference: String
+        let type: PaymentMethodType
+        let prepared: PreparedAttachment
+        if let token = try factory.make(token: id, account: caller.accountID) {
+            (reference, type, prepared) = (token.processorReference, token.type, PreparedAttachment(id: token.model.id, new: token))
+        } else {
+            // A customer's credential may attach any unattached method of its account to itself.
+            let owner = Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
+            guard let found = try await pool.withConnection({ try PaymentMethodStore.find(id, by: owner, on: $0) }) else {
+                throw PurseError.noSuch("PaymentMethod", id, param: param)
+            }
+            if found.state == .attached, found.model.customer == customer { return .alreadyAttached(found.model) }
+            try Self.checkAttachable(found, caller: caller)
+            (reference, type, prepared) = (found.processorReference, found.type, PreparedAttachment(id: id, new: nil))
+        }
+        if let refusal = await processor.decide(reference: reference, type: type, at: .attach).refusal {
+            throw refusal
+        }
+        return .ready(prepared)
+    }
+}
+
+/// What attaching needs done inside the transaction, if anything.
+enum AttachPreparation: Sendable {
+    case alreadyAttached(PaymentMethod)
+    case ready(PreparedAttachment)
+}
+
+/// A payment method checked and ready to attach inside a transaction.
+struct PreparedAttachment: Sendable {
+    let id: String
+    /// The method a test token stands for, to insert first.
+    let new: NewPaymentMethod?
+}
+
+extension ProcessorDecision {
+    /// The error a refusal becomes; nil when approved.
+    var refusal: PurseError? {
+        switch self {
+        case .approved:
+            return nil
+        case .declined(let code, let declineCode, let message):
+            return PurseError(.card, code: code, message: message, declineCode: declineCode)
+        case .requiresAuthentication:
+            return PurseError(
+                .card, code: "authentication_required",
+                message: "This card requires authentication: save it with a SetupIntent instead.",
+                declineCode: "authentication_required"
+            )
+        case .unusable(_, let message):
+            return PurseError(.invalidRequest, code: "bank_account_unusable", message: message, param: "payment_method")
+        }
+    }
+}

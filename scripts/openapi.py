@@ -66,6 +66,26 @@ pm_update_props = {
 PM_TYPE = q("type", {"enum": ["card", "us_bank_account", "sepa_debit"]})
 REDISPLAY = q("allow_redisplay", {"enum": ["always", "limited", "unspecified"]})
 customer_props["payment_method"] = S
+PM_TYPES = {"type": "array", "items": {"enum": ["card", "us_bank_account", "sepa_debit"]}}
+mandate_param = {"type": "object", "properties": {"customer_acceptance": {"type": "object", "required": ["type"], "properties": {
+    "type": {"enum": ["online", "offline"]}, "accepted_at": {"type": "integer"},
+    "online": {"type": "object", "properties": {"ip_address": S, "user_agent": S, "infer_from_client": {"type": "boolean"}}, "additionalProperties": False},
+    "offline": {"type": "object", "additionalProperties": False}}, "additionalProperties": False}}, "required": ["customer_acceptance"], "additionalProperties": False}
+pm_options_param = {"type": "object", "properties": {"card": {"type": "object", "properties": {"request_three_d_secure": {"enum": ["automatic", "any", "challenge"]}}, "additionalProperties": False}}, "additionalProperties": False}
+pm_data_param = {"type": "object", "properties": {k: v for k, v in pm_create_props.items() if k != "expand"}, "required": ["type"], "additionalProperties": False}
+si_create_props = {
+    "customer": S, "payment_method": S, "payment_method_data": pm_data_param, "payment_method_types": PM_TYPES,
+    "automatic_payment_methods": {"type": "object", "properties": {"enabled": {"type": "boolean"}, "allow_redirects": S}, "required": ["enabled"], "additionalProperties": False},
+    "payment_method_options": pm_options_param, "usage": {"enum": ["on_session", "off_session"]}, "confirm": {"type": "boolean"},
+    "return_url": S, "description": STR, "metadata": metadata_param, "mandate_data": mandate_param, "use_stripe_sdk": {"type": "boolean"},
+    "expand": {"type": "array", "items": S},
+}
+si_update_props = {"customer": S, "payment_method": S, "payment_method_data": pm_data_param, "payment_method_types": PM_TYPES,
+    "payment_method_options": pm_options_param, "description": STR, "metadata": metadata_param, "expand": {"type": "array", "items": S}}
+si_confirm_props = {"client_secret": S, "payment_method": S, "payment_method_data": pm_data_param, "payment_method_options": pm_options_param,
+    "return_url": S, "mandate_data": mandate_param, "use_stripe_sdk": {"type": "boolean"}, "expand": {"type": "array", "items": S}}
+HTML = {"description": "An HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}
+AUTH_PATH = [pathid("The setup intent"), {"name": "token", "in": "path", "required": True, "schema": S, "description": "The page's token"}]
 
 doc = {
   "openapi": "3.1.0",
@@ -101,6 +121,30 @@ doc = {
       "get": {"operationId": "retrieveSelectedPaymentOption", "summary": "The option the customer picked on any device (Purse)", "parameters": [pathid("The customer"), EXPAND], "responses": resp(ref("SelectedPaymentOption"))},
       "post": {"operationId": "selectPaymentOption", "summary": "Select a payment method (it becomes the default), apple_pay, link, or none (empty)", "parameters": [pathid("The customer")], "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {"option": S, "expand": {"type": "array", "items": S}}, "required": ["option"], "additionalProperties": False}}, "application/json": {"schema": {"type": "object", "properties": {"option": {"type": ["string", "null"]}, "expand": {"type": "array", "items": S}}, "required": ["option"], "additionalProperties": False}}}}, "responses": resp(ref("SelectedPaymentOption"))},
     },
+    "/v1/customers/{id}/revoke_credentials": {"post": {"operationId": "revokeCustomerCredentials", "summary": "Revoke every ephemeral key and customer session of the customer at once (sign out everywhere)", "parameters": [pathid("The customer")], "requestBody": body({"expand": {"type": "array", "items": S}}), "responses": resp(ref("CredentialRevocation"))}},
+    "/v1/ephemeral_keys": {"post": {"operationId": "createEphemeralKey", "summary": "Create an ephemeral key for a customer's device (secret key; the Stripe-Version header is required)", "parameters": [{"name": "Stripe-Version", "in": "header", "required": True, "schema": S}], "requestBody": body({"customer": S, "expand": {"type": "array", "items": S}}, ["customer"]), "responses": resp(ref("EphemeralKey"))}},
+    "/v1/ephemeral_keys/{id}": {"delete": {"operationId": "revokeEphemeralKey", "summary": "Revoke an ephemeral key at once", "parameters": [pathid()], "responses": resp(ref("EphemeralKey"))}},
+    "/v1/setup_intents": {
+      "post": {"operationId": "createSetupIntent", "summary": "Create a setup intent (secret key)", "requestBody": body(si_create_props), "responses": resp(ref("SetupIntent"))},
+      "get": {"operationId": "listSetupIntents", "summary": "List setup intents (secret key)", "parameters": [q("customer", S), q("payment_method", S), CREATED] + PAGE + [EXPAND], "responses": resp(ref("SetupIntentList"))},
+    },
+    "/v1/setup_intents/{id}": {
+      "get": {"operationId": "retrieveSetupIntent", "summary": "Retrieve a setup intent (secret key, or publishable key with client_secret: a subset of fields)", "parameters": [pathid(), q("client_secret", S), EXPAND], "responses": resp(ref("SetupIntent"))},
+      "post": {"operationId": "updateSetupIntent", "summary": "Update a setup intent (secret key)", "parameters": [pathid()], "requestBody": body(si_update_props), "responses": resp(ref("SetupIntent"))},
+    },
+    "/v1/setup_intents/{id}/confirm": {"post": {"operationId": "confirmSetupIntent", "summary": "Confirm a setup intent (secret key, or publishable key with client_secret)", "parameters": [pathid()], "requestBody": body(si_confirm_props), "responses": resp(ref("SetupIntent"))}},
+    "/v1/setup_intents/{id}/cancel": {"post": {"operationId": "cancelSetupIntent", "summary": "Cancel a setup intent (secret key)", "parameters": [pathid()], "requestBody": body({"cancellation_reason": {"enum": ["abandoned", "requested_by_customer", "duplicate"]}, "expand": {"type": "array", "items": S}}), "responses": resp(ref("SetupIntent"))}},
+    "/v1/setup_intents/{id}/authenticate/{token}": {
+      "get": {"operationId": "showAuthenticationPage", "summary": "The 3D Secure page next_action points at (public; the token is the credential). Changes nothing.", "security": [], "parameters": AUTH_PATH, "responses": {"200": HTML, "default": ERR}},
+      "post": {"operationId": "decideAuthentication", "summary": "The page's buttons: complete or fail authentication, then redirect (303) to return_url when there is one", "security": [], "parameters": AUTH_PATH,
+               "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {"action": {"enum": ["complete", "fail"]}}, "required": ["action"]}}}},
+               "responses": {"200": HTML, "303": {"description": "Back to return_url"}, "default": ERR}},
+    },
+    "/v1/elements/sessions": {"get": {"operationId": "retrieveElementsSession", "summary": "What the mobile SDK reads before showing a sheet (publishable key)", "parameters": [
+        q("type", {"enum": ["setup_intent", "deferred_intent"]}, required=True), q("client_secret", S),
+        q("deferred_intent", {"type": "object", "properties": {"mode": {"enum": ["setup", "payment"]}, "payment_method_types": {"type": "array", "items": S}, "currency": S, "amount": {"type": "integer"}, "setup_future_usage": S, "capture_method": S}}),
+        q("customer_session_client_secret", S), q("locale", S), q("mobile_app_id", S), q("client_default_payment_method", S),
+        q("external_payment_methods", {"type": "array", "items": S}), EXPAND], "responses": resp(ref("ElementsSession"))}},
     "/v1/events": {"get": {"operationId": "listEvents", "summary": "List events, newest first (secret key)", "parameters": [q("type", S, "An event type, or a prefix ending in * (customer.*)"), q("types", {"type": "array", "items": S, "maxItems": 20}), CREATED] + PAGE + [EXPAND], "responses": resp(ref("EventList"))}},
     "/v1/events/{id}": {"get": {"operationId": "retrieveEvent", "summary": "Retrieve an event (secret key)", "parameters": [pathid(), EXPAND], "responses": resp(ref("Event"))}},
   },
@@ -158,6 +202,30 @@ doc = {
       "SelectedPaymentOption": {"type": "object", "required": ["object", "customer", "option", "payment_method", "unavailable_reason"], "properties": {
           "object": {"const": "selected_payment_option"}, "customer": S, "option": nullable("string"),
           "payment_method": nref("PaymentMethod"), "unavailable_reason": nullable("string")}},
+      "CredentialRevocation": {"type": "object", "required": ["object", "customer", "ephemeral_keys_revoked", "customer_sessions_revoked"], "properties": {
+          "object": {"const": "credential_revocation"}, "customer": S, "ephemeral_keys_revoked": {"type": "integer"}, "customer_sessions_revoked": {"type": "integer"}}},
+      "EphemeralKey": {"type": "object", "required": ["id", "object", "associated_objects", "created", "expires", "livemode"], "properties": {
+          "id": S, "object": {"const": "ephemeral_key"}, "associated_objects": {"type": "array", "items": {"type": "object", "properties": {"type": S, "id": S}}},
+          "created": {"type": "integer"}, "expires": {"type": "integer"}, "livemode": {"type": "boolean"}, "secret": S}},
+      "SetupIntent": {"type": "object", "required": ["id", "object", "client_secret", "created", "status", "payment_method_types"], "properties": {
+          "id": S, "object": {"const": "setup_intent"}, "application": nullable("string"), "automatic_payment_methods": {"type": ["object", "null"]},
+          "cancellation_reason": nullable("string"), "client_secret": S, "created": {"type": "integer"},
+          "customer": {"anyOf": [S, {"type": "object"}, {"type": "null"}]}, "description": nullable("string"),
+          "last_setup_error": {"type": ["object", "null"]}, "latest_attempt": nullable("string"), "livemode": {"type": "boolean"},
+          "mandate": nullable("string"), "metadata": ref("Metadata"),
+          "next_action": {"type": ["object", "null"], "properties": {"type": {"const": "redirect_to_url"}, "redirect_to_url": {"type": "object", "properties": {"url": S, "return_url": nullable("string")}}}},
+          "payment_method": {"anyOf": [S, {"type": "object"}, {"type": "null"}]}, "payment_method_options": {"type": "object"},
+          "payment_method_types": {"type": "array", "items": S},
+          "status": {"enum": ["requires_payment_method", "requires_confirmation", "requires_action", "processing", "canceled", "succeeded"]},
+          "usage": {"enum": ["on_session", "off_session"]}}},
+      "SetupIntentList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("SetupIntent")}}}]},
+      "ElementsSession": {"type": "object", "required": ["session_id", "payment_method_preference"], "properties": {
+          "session_id": S, "livemode": {"type": "boolean"},
+          "payment_method_preference": {"type": "object", "required": ["ordered_payment_method_types"], "properties": {
+              "object": S, "country_code": S, "ordered_payment_method_types": {"type": "array", "items": S}, "type": S, "setup_intent": {"type": "object"}}},
+          "unactivated_payment_method_types": {"type": "array", "items": S}, "merchant_country": S, "apple_pay_preference": S,
+          "card_brand_choice": {"type": "object"}, "flags": {"type": "object"}, "external_payment_method_data": {"type": ["object", "null"]},
+          "payment_method_specs": {"type": "array"}, "customer": {"type": ["object", "null"]}, "customer_sheet_settings": {"type": ["object", "null"]}}},
       "EventList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("Event")}}}]},
     },
   },

@@ -9,6 +9,7 @@ public enum PurseSQL {
         ("0004_events.sql", text(PackageResources._004_events_sql)),
         ("0005_idempotency_keys.sql", text(PackageResources._005_idempotency_keys_sql)),
         ("0006_payment_methods.sql", text(PackageResources._006_payment_methods_sql)),
+        ("0007_ephemeral_keys_and_setup_intents.sql", text(PackageResources._007_ephemeral_keys_and_setup_intents_sql)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

@@ -43,6 +43,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-body-size"), help: "Largest request body in bytes (env PURSE_MAX_BODY_SIZE; default 1048576).")
     var maxBodySize: Int?
 
+    @Option(
+        name: .customLong("ephemeral-key-lifetime"),
+        help: "Seconds an ephemeral key lives (env PURSE_EPHEMERAL_KEY_LIFETIME; default 3600)."
+    )
+    var ephemeralKeyLifetime: Int?
+
+    @Option(
+        name: .customLong("customer-session-lifetime"),
+        help: "Seconds a customer session lives (env PURSE_CUSTOMER_SESSION_LIFETIME; default 1800)."
+    )
+    var customerSessionLifetime: Int?
+
     @Flag(
         name: .customLong("skip-migrations"),
         help: "Do not apply pending migrations on start; refuse to start if the schema is behind (env PURSE_SKIP_MIGRATIONS=1)."
@@ -139,12 +151,17 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let maxBodySize = try integer(self.maxBodySize, "PURSE_MAX_BODY_SIZE", default: 1 << 20)
         guard maxBodySize >= 1024 else { throw ValidationError("The largest body must be at least 1024 bytes.") }
+        let keyLifetime = try integer(ephemeralKeyLifetime, "PURSE_EPHEMERAL_KEY_LIFETIME", default: 3600)
+        let sessionLifetime = try integer(customerSessionLifetime, "PURSE_CUSTOMER_SESSION_LIFETIME", default: 1800)
+        guard keyLifetime >= 1, sessionLifetime >= 1 else { throw ValidationError("Lifetimes are at least one second.") }
         return ServerConfiguration(
             host: host ?? Environment.value("PURSE_HOST") ?? "127.0.0.1",
             port: port,
             publicURL: publicURL,
             logLevel: level,
-            maxBodySize: maxBodySize
+            maxBodySize: maxBodySize,
+            ephemeralKeyLifetime: keyLifetime,
+            customerSessionLifetime: sessionLifetime
         )
     }
 

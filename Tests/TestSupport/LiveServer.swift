@@ -78,3 +78,20 @@ public final class LiveServer: Sendable {
         }
     }
 }
+
+extension LiveServer {
+    /// What one round of housekeeping swept.
+    public struct Swept: Sendable {
+        public let expiredEphemeralKeys: Int
+        public let abandonedSetupIntents: Int
+    }
+
+    /// Runs the sweeps `purse serve` runs every few minutes, now.
+    public func sweep() async throws -> Swept {
+        let keys = try await EphemeralKeyService(pool: pool, lifetime: 3600).sweepExpired()
+        let intents = try await SetupIntentService(
+            pool: pool, processor: TestProcessor(), masterKey: masterKey, publicURL: PublicURL(baseURL.absoluteString)
+        ).sweepAbandoned()
+        return Swept(expiredEphemeralKeys: keys, abandonedSetupIntents: intents)
+    }
+}

@@ -1,5 +1,7 @@
 """Fixtures for the compatibility tests: a live `purse serve` on its local default PostgreSQL,
 driven through Stripe's official Python SDK exactly as its users drive api.stripe.com."""
+import contextlib
+import itertools
 import json
 import os
 import pathlib
@@ -57,11 +59,12 @@ def purse():
 
 
 class Server:
-    def __init__(self, base, data, env, log):
+    def __init__(self, base, data, env, log, log_name="serve.log"):
         self.base = base
         self.data = data
         self.env = env
         self.log = log
+        self.log_name = log_name
 
     def create_account(self, name="Compat"):
         """`purse accounts create --json`, against the server's own database."""
@@ -77,7 +80,48 @@ class Server:
 
     def log_text(self):
         self.log.flush()
-        return pathlib.Path(self.data, "serve.log").read_text()
+        return pathlib.Path(self.data, self.log_name).read_text()
+
+    @contextlib.contextmanager
+    def sibling(self, *flags):
+        """A second `purse serve` with extra flags (`--ephemeral-key-lifetime 1`) on this server's
+        data folder, so on the same database, master key and accounts; stopped on exit. Its log
+        stays in the data folder, where test_zz_card_data.py looks for card data too."""
+        name = f"serve-sibling-{next(_SIBLINGS)}.log"
+        log = open(os.path.join(self.data, name), "w+")
+        process = subprocess.Popen(
+            [purse_binary(), "serve", "--port", "0", *flags], stdout=log, stderr=subprocess.STDOUT, env=self.env
+        )
+        try:
+            port = wait_for_port(process, log)
+            yield Server(f"http://127.0.0.1:{port}", self.data, self.env, log, log_name=name)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            log.close()
+
+
+_SIBLINGS = itertools.count(1)
+
+
+def wait_for_port(process, log, timeout=120):
+    """The port a starting `purse serve` reports in its log; raises if it exits or takes too long."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        log.seek(0)
+        match = re.search(r"listening on port (\d+)", log.read())
+        if match:
+            return int(match.group(1))
+        if process.poll() is not None:
+            log.seek(0)
+            raise RuntimeError("purse serve exited early:\n" + log.read())
+        time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("purse serve did not start in time")
 
 
 @pytest.fixture
@@ -120,9 +164,19 @@ class SentCardData:
             if isinstance(form, bytes):
                 form = form.decode()
             for key, value in urllib.parse.parse_qsl(form, keep_blank_values=True):
-                if key in self.FIELDS and value:
-                    getattr(self, self.FIELDS[key]).add(value)
+                field = self.field_of(key)
+                if field and value:
+                    getattr(self, self.FIELDS[field]).add(value)
                 self.tokens.update(self.TOKEN.findall(value))
+
+    @classmethod
+    def field_of(cls, key):
+        """The card-data field a form key sends, also when nested (a setup intent's
+        `payment_method_data[card][number]` is `card[number]`); None for any other key."""
+        for field in cls.FIELDS:
+            if key == field or key.endswith("[" + field.replace("[", "][", 1)):
+                return field
+        return None
 
 
 SENT_CARD_DATA = SentCardData()

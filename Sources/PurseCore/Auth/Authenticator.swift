@@ -12,11 +12,29 @@ public struct Authenticator: Sendable {
         let credential: Credential?
         if key.hasPrefix("sk_test_") || key.hasPrefix("pk_test_") {
             credential = try await apiKey(hash: hash)
+        } else if key.hasPrefix("ek_test_") {
+            credential = try await ephemeralKey(hash: hash, key: key)
         } else {
             credential = nil
         }
         guard let credential else { throw Self.invalidKey(key) }
         return credential
+    }
+
+    /// An ephemeral key of a live customer: refused once revoked, expired once past `expires`.
+    private func ephemeralKey(hash: [UInt8], key: String) async throws -> Credential? {
+        let rows = try await pool.query(
+            """
+            SELECT k.id, k.account_id, k.customer_id, k.secret_hash, k.expires
+            FROM ephemeral_keys k JOIN customers c ON c.id = k.customer_id
+            WHERE k.secret_hash = \(hash) AND k.revoked_at IS NULL AND NOT c.deleted
+            """
+        )
+        guard let row = rows.first, SecretHash.constantTimeEquals(try row["secret_hash"], hash) else { return nil }
+        guard try row["expires", as: Int.self] > Clock.now else { throw Self.expiredKey(key) }
+        return Credential(
+            kind: .ephemeralKey, accountID: try row["account_id"], customerID: try row["customer_id"], sourceID: try row["id"]
+        )
     }
 
     private func apiKey(hash: [UInt8]) async throws -> Credential? {

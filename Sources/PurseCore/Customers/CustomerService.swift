@@ -144,7 +144,8 @@ public struct CustomerService: Sendable {
                 WHERE id = \(id) AND account_id = \(caller.accountID)
                 """
             )
-            // Its payment methods are detached for good, in the same transaction.
+            // Its keys stop working and its payment methods are detached for good, in the same transaction.
+            _ = try EphemeralKeyService.revokeAll(customer: id, account: caller.accountID, on: connection)
             let encoder = JSONValueEncoder()
             for method in try PaymentMethodStore.detachAll(customer: id, account: caller.accountID, on: connection) {
                 try events.record(
@@ -158,6 +159,15 @@ public struct CustomerService: Sendable {
                 request: request, on: connection
             )
             return DeletedObject(id: id, object: "customer")
+        }
+    }
+
+    /// "Sign out everywhere": revokes every ephemeral key and session of the customer at once.
+    public func revokeCredentials(_ id: String, by caller: Credential) async throws -> CredentialRevocation {
+        try await pool.withTransaction { connection in
+            let customer = try Self.lockActive(id, by: caller, on: connection)
+            let keys = try EphemeralKeyService.revokeAll(customer: customer.id, account: caller.accountID, on: connection)
+            return CredentialRevocation(customer: customer.id, ephemeralKeysRevoked: keys, customerSessionsRevoked: 0)
         }
     }
 

@@ -77,8 +77,8 @@ extension PurseError {
 
     /// `No such customer: 'cus_123'`, `resource_missing`: 404 for an object named in the path
     /// (`param` nil or `id`), 400 for one named by a parameter, as Stripe answers.
-    public static func noSuch(_ noun: String, _ id: String, param: String? = nil) -> PurseError {
-        let inPath = param == nil || param == "id"
+    public static func noSuch(_ noun: String, _ id: String, param: String? = nil, inPath: Bool? = nil) -> PurseError {
+        let inPath = inPath ?? (param == nil || param == "id")
         return PurseError(inPath ? .notFound : .invalidRequest, code: "resource_missing", message: "No such \(noun): '\(id)'", param: param)
     }
 }

@@ -4,8 +4,12 @@ public import PurseModels
 /// Reading the event log: `GET /v1/events` and `GET /v1/events/{id}` (secret key only).
 public struct EventService: Sendable {
     private let pool: PostgresClient
+    private let secrets: DerivedSecrets
 
-    public init(pool: PostgresClient) { self.pool = pool }
+    public init(pool: PostgresClient, masterKey: MasterKey) {
+        self.pool = pool
+        self.secrets = DerivedSecrets(masterKey: masterKey)
+    }
 
     public struct ListParams: Decodable, Sendable, PaginatedParameters {
         public var type: String?
@@ -33,7 +37,7 @@ public struct EventService: Sendable {
             "SELECT \(unsafeSQL: Self.list.columns) FROM events WHERE id = \(id) AND account_id = \(account)"
         )
         guard let row = rows.first else { throw PurseError.noSuch("event", id, param: "id") }
-        return try Self.event(row)
+        return try Self.event(row, secrets: secrets)
     }
 
     public func list(_ params: ListParams, account: String) async throws -> Page<Event> {
@@ -52,8 +56,9 @@ public struct EventService: Sendable {
             filter.append(" AND type = ANY(\(PostgresTextArray(types)))")
         }
         let condition = filter
+        let secrets = self.secrets
         return try await pool.withConnection { connection in
-            try Self.list.page(on: connection, where: condition, pagination: pagination, decode: Self.event)
+            try Self.list.page(on: connection, where: condition, pagination: pagination) { try Self.event($0, secrets: secrets) }
         }
     }
 
@@ -67,10 +72,16 @@ public struct EventService: Sendable {
         return "type LIKE \(prefix + "%")"
     }
 
-    static func event(_ row: PostgresRow) throws -> Event {
+    /// An event as stored, with the secrets its object must not keep (a setup intent's client
+    /// secret) derived again.
+    static func event(_ row: PostgresRow, secrets: DerivedSecrets) throws -> Event {
         let dataText: String = try row["data"]
-        guard case .object(let data) = try JSONReader.parse(dataText, maximumDepth: 512) else {
+        guard case .object(var data) = try JSONReader.parse(dataText, maximumDepth: 512) else {
             throw PurseError(.invalidRequest, message: "A stored event is malformed")
+        }
+        if var object = data["object"], object["object"] == "setup_intent", let id = object["id"]?.stringValue {
+            object["client_secret"] = .string(secrets.setupIntentClientSecret(id))
+            data["object"] = object
         }
         let requestID: String? = try row["request_id"]
         let idempotencyKey: String? = try row["idempotency_key"]

@@ -165,6 +165,9 @@ public struct PaymentMethodService: Sendable {
         switch method.state {
         case .unattached:
             return
+        case .attached where caller.customerID != nil && method.model.customer != caller.customerID:
+            // A customer's credential must not learn that another customer's method exists.
+            throw PurseError.noSuch("PaymentMethod", method.model.id, param: "id")
         case .attached:
             throw PurseError(
                 .invalidRequest, code: "payment_method_unexpected_state",

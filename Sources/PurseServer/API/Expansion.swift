@@ -12,6 +12,8 @@ public enum ObjectType: String, Sendable, Hashable {
     case webhookEndpoint = "webhook_endpoint"
     case sheetSettings = "customer_sheet_settings"
     case selectedPaymentOption = "selected_payment_option"
+    case elementsSession = "elements_session"
+    case credentialRevocation = "credential_revocation"
 }
 
 /// What a route returns, which decides what its `expand[]` may name.
@@ -32,6 +34,7 @@ struct Expansion {
         .setupIntent: ["customer": .customer, "payment_method": .paymentMethod],
         .customerSession: ["customer": .customer],
         .selectedPaymentOption: ["payment_method": .paymentMethod],
+        .elementsSession: ["payment_method_preference.setup_intent": .setupIntent],
     ]
 
     /// The deepest path accepted, in dot-separated segments.

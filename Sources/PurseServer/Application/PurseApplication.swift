@@ -17,6 +17,7 @@ public struct PurseApplication {
     private let router: Router<PurseRequestContext>
     private let services: [any Service]
     private let logger: Logger
+    private let publicURL: PublicURL
 
     public init(
         configuration: ServerConfiguration,
@@ -28,6 +29,7 @@ public struct PurseApplication {
         router.add(middleware: ResponseMiddleware())
 
         let processor = TestProcessor()
+        let publicURL = PublicURL(configuration.resolvedPublicURL(boundPort: configuration.port))
         let paymentMethods = PaymentMethodService(pool: pool, processor: processor, masterKey: masterKey)
         let customers = CustomerService(pool: pool, paymentMethods: paymentMethods)
         let idempotency = IdempotencyStore(pool: pool, masterKey: masterKey)
@@ -45,12 +47,22 @@ public struct PurseApplication {
         CustomersController(customers: customers).register(on: api)
         PaymentMethodsController(paymentMethods: paymentMethods, selection: SelectedOptionService(pool: pool))
             .register(on: api)
-        EventsController(events: EventService(pool: pool)).register(on: api)
+        let ephemeralKeys = EphemeralKeyService(pool: pool, lifetime: configuration.ephemeralKeyLifetime)
+        EphemeralKeysController(ephemeralKeys: ephemeralKeys).register(on: api)
+        let setupIntents = SetupIntentService(pool: pool, processor: processor, masterKey: masterKey, publicURL: publicURL)
+        SetupIntentsController(setupIntents: setupIntents).register(on: api)
+        AuthenticationPageController(setupIntents: setupIntents).register(on: api)
+        ElementsController(sessions: ElementsSessionService(setupIntents: setupIntents)).register(on: api)
+        EventsController(events: EventService(pool: pool, masterKey: masterKey)).register(on: api)
 
         self.routes = api.routes.map { RouteDescription(method: $0.method.rawValue, path: $0.path) }
         self.configuration = configuration
         self.router = router
-        self.services = [pool, MaintenanceService(idempotency: idempotency, logger: logger)]
+        self.services = [
+            pool,
+            MaintenanceService(idempotency: idempotency, ephemeralKeys: ephemeralKeys, setupIntents: setupIntents, logger: logger),
+        ]
+        self.publicURL = publicURL
         self.logger = logger
     }
 
@@ -59,6 +71,8 @@ public struct PurseApplication {
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let port = configuration.port
+        let configuration = self.configuration
+        let publicURL = self.publicURL
         return Application(
             router: router,
             configuration: ApplicationConfiguration(
@@ -66,7 +80,11 @@ public struct PurseApplication {
                 serverName: nil
             ),
             services: services,
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                publicURL.set(configuration.resolvedPublicURL(boundPort: bound))
+                await onServerRunning(bound)
+            },
             logger: logger
         )
     }

@@ -18,6 +18,8 @@ public import Logging
 /// | `--master-key-file` | `PURSE_MASTER_KEY_FILE` | `<data-dir>/master.key` | where the master key is kept |
 /// | — | `PURSE_MASTER_KEY` | none | the master key itself (64 hex characters); wins over the file |
 /// | `--max-body-size` | `PURSE_MAX_BODY_SIZE` | `1048576` | largest request body in bytes (413 above) |
+/// | `--ephemeral-key-lifetime` | `PURSE_EPHEMERAL_KEY_LIFETIME` | `3600` | seconds an ephemeral key lives |
+/// | `--customer-session-lifetime` | `PURSE_CUSTOMER_SESSION_LIFETIME` | `1800` | seconds a customer session lives |
 public struct ServerConfiguration: Sendable, CustomStringConvertible {
     public var host: String
     public var port: Int
@@ -25,19 +27,27 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     public var publicURL: String?
     public var logLevel: Logger.Level
     public var maxBodySize: Int
+    /// Seconds an ephemeral key lives.
+    public var ephemeralKeyLifetime: Int
+    /// Seconds a customer session lives.
+    public var customerSessionLifetime: Int
 
     public init(
         host: String = "127.0.0.1",
         port: Int = 4242,
         publicURL: String? = nil,
         logLevel: Logger.Level = .info,
-        maxBodySize: Int = 1 << 20
+        maxBodySize: Int = 1 << 20,
+        ephemeralKeyLifetime: Int = 3600,
+        customerSessionLifetime: Int = 1800
     ) {
         self.host = host
         self.port = port
         self.publicURL = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.logLevel = logLevel
         self.maxBodySize = maxBodySize
+        self.ephemeralKeyLifetime = ephemeralKeyLifetime
+        self.customerSessionLifetime = customerSessionLifetime
     }
 
     /// The public URL, or the listening address once the port is known.
@@ -47,6 +57,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
 
     public var description: String {
         "host=\(host) port=\(port) public_url=\(publicURL ?? "(listening address)") log_level=\(logLevel) "
-            + "max_body_size=\(maxBodySize)"
+            + "max_body_size=\(maxBodySize) ephemeral_key_lifetime=\(ephemeralKeyLifetime) "
+            + "customer_session_lifetime=\(customerSessionLifetime)"
     }
 }

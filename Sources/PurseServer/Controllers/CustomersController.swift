@@ -11,6 +11,15 @@ struct CustomersController {
         api.get("/v1/customers/{id}", access: .customerScoped, returns: .object(.customer), retrieve)
         api.post("/v1/customers/{id}", access: .secretKey, returns: .object(.customer), update)
         api.delete("/v1/customers/{id}", access: .secretKey, returns: .plain, delete)
+        api.post(
+            "/v1/customers/{id}/revoke_credentials", access: .secretKey, returns: .object(.credentialRevocation),
+            revokeCredentials
+        )
+    }
+
+    @Sendable func revokeCredentials(_ request: APIRequest) async throws -> APIResult {
+        _ = try request.decode(NoParameters.self)
+        return try .object(try await customers.revokeCredentials(request.pathParameter("id"), by: request.caller))
     }
 
     @Sendable func create(_ request: APIRequest) async throws -> APIResult {

@@ -30,7 +30,7 @@ struct ResponseMiddleware: RouterMiddleware {
             "request",
             metadata: [
                 "method": .string(request.method.rawValue),
-                "path": .string(request.uri.path),
+                "path": .string(Self.loggable(request.uri.path)),
                 "status": .stringConvertible(response.status.code),
                 "duration_ms": .string(Self.milliseconds(elapsed)),
             ]
@@ -57,6 +57,12 @@ struct ResponseMiddleware: RouterMiddleware {
             context.logger.error("unexpected error", metadata: ["error": .string(String(describing: error))])
             return .unexpected(requestID: context.requestID)
         }
+    }
+
+    /// The path as logged: an authentication page's token is a credential, so it is masked.
+    static func loggable(_ path: String) -> String {
+        guard let range = path.range(of: "/authenticate/") else { return path }
+        return path[..<range.upperBound] + "****"
     }
 
     private static func milliseconds(_ duration: Duration) -> String {

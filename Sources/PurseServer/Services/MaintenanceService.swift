@@ -2,21 +2,30 @@ import Logging
 import PurseCore
 import ServiceLifecycle
 
-/// Periodic housekeeping inside `purse serve`: forgets idempotency keys past their 24 hours.
+/// Periodic housekeeping inside `purse serve`: forgets idempotency keys past their 24 hours,
+/// deletes long-expired ephemeral keys, and cancels setup intents abandoned for a day.
 struct MaintenanceService: Service {
     let idempotency: IdempotencyStore
+    let ephemeralKeys: EphemeralKeyService
+    let setupIntents: SetupIntentService
     let logger: Logger
     var interval: Duration = .seconds(600)
 
     func run() async throws {
         while !Task.isShuttingDownGracefully {
-            do {
-                let pruned = try await idempotency.prune()
-                if pruned > 0 { logger.info("Pruned \(pruned) expired idempotency keys") }
-            } catch {
-                logger.warning("Housekeeping failed; it will run again", metadata: ["error": "\(error)"])
-            }
+            await sweep("expired idempotency keys") { try await idempotency.prune() }
+            await sweep("expired ephemeral keys") { try await ephemeralKeys.sweepExpired() }
+            await sweep("abandoned setup intents") { try await setupIntents.sweepAbandoned() }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        }
+    }
+
+    private func sweep(_ what: String, _ work: () async throws -> Int) async {
+        do {
+            let count = try await work()
+            if count > 0 { logger.info("Swept \(count) \(what)") }
+        } catch {
+            logger.warning("Sweeping \(what) failed; it will run again", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -1,0 +1,68 @@
+public import Postgres
+public import PurseModels
+
+/// `POST /v1/ephemeral_keys` and `DELETE /v1/ephemeral_keys/{id}`: short-lived credentials for
+/// one customer's device. The secret is shown once and stored only as a hash.
+public struct EphemeralKeyService: Sendable {
+    private let pool: PostgresClient
+    /// Seconds a new key lives.
+    private let lifetime: Int
+
+    public init(pool: PostgresClient, lifetime: Int) {
+        self.pool = pool
+        self.lifetime = lifetime
+    }
+
+    public struct CreateParameters: Decodable, Sendable {
+        public var customer: String
+    }
+
+    public func create(_ params: CreateParameters, by caller: Credential) async throws -> EphemeralKey {
+        let secret = "ek_test_" + ObjectID.randomBase62(length: 48)
+        let now = Clock.now
+        let key = EphemeralKey(
+            id: ObjectID.make(.ephemeralKey), customer: params.customer, created: now, expires: now + lifetime, secret: secret
+        )
+        let inserted = try await pool.query(
+            """
+            INSERT INTO ephemeral_keys (id, account_id, customer_id, secret_hash, created, expires)
+            SELECT \(key.id), \(caller.accountID), c.id, \(SecretHash.sha256(secret)), \(key.created), \(key.expires)
+            FROM customers c WHERE c.id = \(params.customer) AND c.account_id = \(caller.accountID) AND NOT c.deleted
+            RETURNING id
+            """
+        )
+        guard !inserted.isEmpty else { throw PurseError.noSuch("customer", params.customer, param: "customer") }
+        return key
+    }
+
+    /// Revokes a key at once; returns it (without its secret).
+    public func revoke(_ id: String, by caller: Credential) async throws -> EphemeralKey {
+        let rows = try await pool.query(
+            """
+            UPDATE ephemeral_keys SET revoked_at = coalesce(revoked_at, now())
+            WHERE id = \(id) AND account_id = \(caller.accountID)
+            RETURNING id, customer_id, created, expires
+            """
+        )
+        guard let row = rows.first else { throw PurseError.noSuch("ephemeral key", id, param: "id") }
+        return EphemeralKey(
+            id: try row["id"], customer: try row["customer_id"], created: try row["created"], expires: try row["expires"],
+            secret: nil
+        )
+    }
+
+    /// Deletes keys that expired more than a day ago; returns how many.
+    public func sweepExpired() async throws -> Int {
+        try await pool.query("DELETE FROM ephemeral_keys WHERE expires < \(Clock.now - 86_400)").affectedRows
+    }
+
+    /// Revokes every key of a customer (in the caller's transaction): sign out everywhere.
+    static func revokeAll(customer: String, account: String, on connection: PostgresConnection) throws -> Int {
+        try connection.query(
+            """
+            UPDATE ephemeral_keys SET revoked_at = now()
+            WHERE account_id = \(account) AND customer_id = \(customer) AND revoked_at IS NULL
+            """
+        ).affectedRows
+    }
+}

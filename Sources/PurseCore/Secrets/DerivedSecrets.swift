@@ -1,0 +1,45 @@
+import Crypto
+
+/// Secrets Purse shows again without storing them (spec §2): HMAC of the object's id under a key
+/// derived from the master key for each purpose, so only the holder of the master key can
+/// produce or check them.
+public struct DerivedSecrets: Sendable {
+    private let masterKey: MasterKey
+
+    public init(masterKey: MasterKey) { self.masterKey = masterKey }
+
+    /// `seti_<id>_secret_<random>`: no `_` inside either part, as the mobile SDKs check.
+    public func setupIntentClientSecret(_ id: String) -> String {
+        "\(id)_secret_\(token(for: "setup-intent-client-secret", id))"
+    }
+
+    /// Whether `candidate` is the client secret of setup intent `id`, compared in constant time.
+    public func isSetupIntentClientSecret(_ candidate: String, of id: String) -> Bool {
+        SecretHash.constantTimeEquals(Array(candidate.utf8), Array(setupIntentClientSecret(id).utf8))
+    }
+
+    /// The token in the URL of a setup intent's authentication page; a new one per attempt.
+    public func authenticationToken(setupIntent id: String, attempt: Int) -> String {
+        token(for: "authentication-page", "\(id)|\(attempt)")
+    }
+
+    public func isAuthenticationToken(_ candidate: String, setupIntent id: String, attempt: Int) -> Bool {
+        SecretHash.constantTimeEquals(Array(candidate.utf8), Array(authenticationToken(setupIntent: id, attempt: attempt).utf8))
+    }
+
+    /// The ephemeral key a customer session hands out: the same on every call, never stored.
+    public func customerSessionAPIKey(_ sessionID: String) -> String {
+        "ek_test_" + token(for: "customer-session-api-key", sessionID, length: 48)
+    }
+
+    /// A webhook endpoint's signing secret.
+    public func webhookSigningSecret(_ endpointID: String) -> String {
+        "whsec_" + token(for: "webhook-signing-secret", endpointID, length: 32)
+    }
+
+    private func token(for purpose: String, _ material: String, length: Int = 24) -> String {
+        let key = masterKey.derivedKey(for: purpose)
+        let mac = HMAC<SHA256>.authenticationCode(for: Array(material.utf8), using: key)
+        return Base62.encode(Array(mac), length: length)
+    }
+}

@@ -1,0 +1,466 @@
+public import Postgres
+public import PurseModels
+
+/// Setup intents: create, retrieve, update, confirm (with 3D Secure through Purse's page, and
+/// mandates for bank debits), cancel, list; and the sweep of abandoned ones.
+public struct SetupIntentService: Sendable {
+    private let pool: PostgresClient
+    private let processor: any Processor
+    private let factory: PaymentMethodFactory
+    private let secrets: DerivedSecrets
+    private let publicURL: PublicURL
+    private let events = EventRecorder()
+
+    /// Statuses a confirmation, an update or a cancellation may start from.
+    static let openStatuses: Set<String> = ["requires_payment_method", "requires_confirmation", "requires_action"]
+
+    public init(pool: PostgresClient, processor: any Processor, masterKey: MasterKey, publicURL: PublicURL) {
+        self.pool = pool
+        self.processor = processor
+        self.factory = PaymentMethodFactory(processor: processor, fingerprinter: Fingerprinter(masterKey: masterKey))
+        self.secrets = DerivedSecrets(masterKey: masterKey)
+        self.publicURL = publicURL
+    }
+
+    // MARK: - Create, retrieve, update, list, cancel
+
+    public func create(_ params: SetupIntentCreateParameters, by caller: Credential, request: RequestInfo) async throws -> SetupIntent {
+        let factory = self.factory
+        let types = try Self.types(params.paymentMethodTypes, automatic: params.automaticPaymentMethods)
+        if params.mandateData != nil, params.confirm != true {
+            throw PurseError.invalidParameter("mandate_data", "mandate_data can only be given with confirm=true.")
+        }
+        let returnURL = try Self.checkedReturnURL(params.returnURL)
+        if params.confirm == true {
+            try await checkConfirmable(params, types: types, caller: caller)
+        }
+        let description = try TextRules.limited(params.description, to: 1000, param: "description")
+        let metadata = try MetadataRules.new(params.metadata)
+        let newMethod = try params.paymentMethodData.map { try factory.make($0, account: caller.accountID, prefix: "payment_method_data") }
+        let customer = params.customer
+        let id = ObjectID.make(.setupIntent)
+        let events = self.events
+        let secrets = self.secrets
+        let publicURL = self.publicURL
+        let created = try await pool.withTransaction { connection -> SetupIntent in
+            if let customer, !(try CustomerVisibility.isVisible(customer, by: caller, on: connection)) {
+                throw PurseError.noSuch("customer", customer, param: "customer")
+            }
+            var methodID = newMethod?.model.id
+            if let newMethod { try connection.query(PaymentMethodStore.insert(newMethod, account: caller.accountID)) }
+            if let requested = params.paymentMethod {
+                methodID = try Self.usablePaymentMethod(
+                    requested, for: customer, caller: caller, factory: factory, on: connection
+                ).model.id
+            }
+            try connection.query(
+                """
+                INSERT INTO setup_intents (id, account_id, created, customer_id, status, usage, payment_method_types,
+                                           payment_method_id, description, metadata, return_url)
+                VALUES (\(id), \(caller.accountID), \(Clock.now), \(customer),
+                        \(methodID == nil ? "requires_payment_method" : "requires_confirmation"),
+                        \((params.usage ?? .offSession).rawValue), \(PostgresTextArray(types.map(\.rawValue))), \(methodID),
+                        \(description), \(StoredJSON.encode(metadata)), \(returnURL))
+                """
+            )
+            let intent = Self.render(try SetupIntentStore.find(id, account: caller.accountID, on: connection)!, secrets, publicURL)
+            try events.record(
+                "setup_intent.created", object: try Self.eventObject(intent), account: caller.accountID, request: request,
+                on: connection
+            )
+            return intent
+        }
+        guard params.confirm == true else { return created }
+        var confirmation = SetupIntentConfirmParameters()
+        confirmation.mandateData = params.mandateData
+        confirmation.returnURL = params.returnURL
+        return try await confirm(id, confirmation, by: caller, request: request)
+    }
+
+    public func retrieve(_ id: String, clientSecret: String?, by caller: Credential) async throws -> SetupIntent {
+        let stored = try await pool.withConnection { try SetupIntentStore.find(id, account: caller.accountID, on: $0) }
+        guard let stored else { throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true) }
+        try checkClientSecret(clientSecret, of: id, caller: caller)
+        return Self.render(stored, secrets, publicURL)
+    }
+
+    public func update(
+        _ id: String, _ params: SetupIntentUpdateParameters, by caller: Credential, request: RequestInfo
+    ) async throws -> SetupIntent {
+        let factory = self.factory
+        let newMethod = try params.paymentMethodData.map { try factory.make($0, account: caller.accountID, prefix: "payment_method_data") }
+        let secrets = self.secrets
+        let publicURL = self.publicURL
+        return try await pool.withTransaction { connection in
+            guard let stored = try SetupIntentStore.find(id, account: caller.accountID, lock: true, on: connection) else {
+                throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
+            }
+            var intent = stored.intent
+            try Self.requireOpen(intent, action: "update")
+            if let customer = params.customer {
+                if let value = customer.value, !(try CustomerVisibility.isVisible(value, by: caller, on: connection)) {
+                    throw PurseError.noSuch("customer", value, param: "customer")
+                }
+                intent.customer = customer.value
+            }
+            if let types = params.paymentMethodTypes { intent.paymentMethodTypes = try Self.types(types, automatic: nil).map(\.rawValue) }
+            if let description = params.description {
+                intent.description = try TextRules.limited(description.value, to: 1000, param: "description")
+            }
+            intent.metadata = try MetadataRules.updated(intent.metadata, with: params.metadata)
+            if let newMethod {
+                try connection.query(PaymentMethodStore.insert(newMethod, account: caller.accountID))
+                intent.paymentMethod = newMethod.model.id
+            }
+            switch params.paymentMethod {
+            case nil: break
+            case .clear: intent.paymentMethod = nil
+            case .set(let requested):
+                intent.paymentMethod = try Self.usablePaymentMethod(
+                    requested, for: intent.customer, caller: caller, factory: factory, on: connection
+                ).model.id
+            }
+            // A new payment method always needs a new confirmation: an authentication page for the
+            // old one is spent (its token changes with the attempt).
+            let methodChanged = intent.paymentMethod != stored.intent.paymentMethod
+            if intent.status != "requires_action" || methodChanged {
+                intent.status = intent.paymentMethod == nil ? "requires_payment_method" : "requires_confirmation"
+            }
+            try connection.query(
+                """
+                UPDATE setup_intents
+                SET customer_id = \(intent.customer), payment_method_types = \(PostgresTextArray(intent.paymentMethodTypes)),
+                    description = \(intent.description), metadata = \(StoredJSON.encode(intent.metadata)),
+                    payment_method_id = \(intent.paymentMethod), status = \(intent.status),
+                    authentication_attempt = authentication_attempt + \(methodChanged ? 1 : 0), updated_at = now()
+                WHERE id = \(id)
+                """
+            )
+            return Self.render(try SetupIntentStore.find(id, account: caller.accountID, on: connection)!, secrets, publicURL)
+        }
+    }
+
+    public func cancel(
+        _ id: String, reason: CancellationReason?, by caller: Credential, request: RequestInfo
+    ) async throws -> SetupIntent {
+        let events = self.events
+        let (secrets, publicURL) = (self.secrets, self.publicURL)
+        return try await pool.withTransaction { connection in
+            guard let stored = try SetupIntentStore.find(id, account: caller.accountID, lock: true, on: connection) else {
+                throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
+            }
+            try Self.requireOpen(stored.intent, action: "cancel")
+            try connection.query(
+                """
+                UPDATE setup_intents SET status = 'canceled', cancellation_reason = \(reason?.rawValue), updated_at = now()
+                WHERE id = \(id)
+                """
+            )
+            let intent = Self.render(try SetupIntentStore.find(id, account: caller.accountID, on: connection)!, secrets, publicURL)
+            try events.record(
+                "setup_intent.canceled", object: try Self.eventObject(intent), account: caller.accountID, request: request,
+                on: connection
+            )
+            return intent
+        }
+    }
+
+    public func list(_ params: SetupIntentListParameters, by caller: Credential) async throws -> Page<SetupIntent> {
+        let pagination = try params.pagination()
+        var filter: PostgresQuery = "account_id = \(caller.accountID)"
+        if let customer = params.customer { filter.append(" AND customer_id = \(customer)") }
+        if let method = params.paymentMethod { filter.append(" AND payment_method_id = \(method)") }
+        if let created = params.created { filter.append(" AND \(created.condition(on: "created"))") }
+        let (condition, secrets, publicURL) = (filter, self.secrets, self.publicURL)
+        return try await pool.withConnection { connection in
+            try SetupIntentStore.list.page(on: connection, where: condition, pagination: pagination) {
+                Self.render(try SetupIntentStore.stored($0), secrets, publicURL)
+            }
+        }
+    }
+
+    // MARK: - Confirm
+
+    public func confirm(
+        _ id: String, _ params: SetupIntentConfirmParameters, by caller: Credential, request: RequestInfo
+    ) async throws -> SetupIntent {
+        try checkClientSecret(params.clientSecret, of: id, caller: caller)
+        let returnURL = try Self.checkedReturnURL(params.returnURL)
+        let stored = try await pool.withConnection { try SetupIntentStore.find(id, account: caller.accountID, on: $0) }
+        guard let stored else { throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true) }
+        try Self.requireOpen(stored.intent, action: "confirm")
+
+        // The method to save: entered now, named by id or test token, or already on the intent.
+        let candidate: Candidate
+        if let data = params.paymentMethodData {
+            let new = try factory.make(data, account: caller.accountID, prefix: "payment_method_data")
+            candidate = Candidate(reference: new.processorReference, type: new.type, id: new.model.id, new: new)
+        } else if let requested = params.paymentMethod ?? stored.intent.paymentMethod {
+            candidate = try await pool.withConnection { [factory] connection in
+                if let token = try factory.make(token: requested, account: caller.accountID) {
+                    return Candidate(reference: token.processorReference, type: token.type, id: token.model.id, new: token)
+                }
+                let found = try Self.usablePaymentMethod(
+                    requested, for: stored.intent.customer, caller: caller, factory: factory, on: connection
+                )
+                return Candidate(reference: found.processorReference, type: found.type, id: found.model.id, new: nil)
+            }
+        } else {
+            throw PurseError(
+                .invalidRequest, code: "parameter_missing",
+                message: "You cannot confirm this SetupIntent because it's missing a payment method. Give payment_method "
+                    + "or payment_method_data.",
+                param: "payment_method"
+            )
+        }
+        guard stored.intent.paymentMethodTypes.contains(candidate.type.rawValue) else {
+            throw PurseError.invalidParameter(
+                params.paymentMethodData == nil ? "payment_method" : "payment_method_data[type]",
+                "The payment method type \(candidate.type.rawValue) is not allowed by this SetupIntent's "
+                    + "payment_method_types (\(stored.intent.paymentMethodTypes.joined(separator: ", ")))."
+            )
+        }
+        let mandate = try Self.mandate(params.mandateData, for: candidate.type, caller: caller)
+        let decision = await processor.decide(reference: candidate.reference, type: candidate.type, at: .setup)
+
+        let events = self.events
+        let (secrets, publicURL) = (self.secrets, self.publicURL)
+        let outcome = try await pool.withTransaction { connection -> (SetupIntent, PurseError?) in
+            guard let locked = try SetupIntentStore.find(id, account: caller.accountID, lock: true, on: connection) else {
+                throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
+            }
+            try Self.requireOpen(locked.intent, action: "confirm")
+            if let new = candidate.new { try connection.query(PaymentMethodStore.insert(new, account: caller.accountID)) }
+            let context = Transition(
+                id: id, accountID: caller.accountID, customer: locked.intent.customer, request: request,
+                secrets: secrets, publicURL: publicURL, events: events, connection: connection
+            )
+            switch decision {
+            case .approved:
+                return (try context.succeed(paymentMethod: candidate.id, mandate: mandate, returnURL: returnURL), nil)
+            case .requiresAuthentication:
+                return (try context.requireAction(paymentMethod: candidate.id, mandate: mandate, returnURL: returnURL), nil)
+            case .declined, .unusable:
+                let refusal = decision.refusal!
+                let intent = try context.fail(paymentMethod: candidate.id, error: refusal, type: refusal.category == .card ? "card_error" : "invalid_request_error")
+                return (intent, refusal)
+            }
+        }
+        guard var refusal = outcome.1 else { return outcome.0 }
+        // The failure is kept (last_setup_error, its event): a retry with the same key replays it.
+        refusal.related["setup_intent"] = try outcome.0.json(for: caller)
+        refusal.isExecutionOutcome = true
+        throw refusal
+    }
+
+    /// The 3D Secure page's verdict: the customer completed or failed authentication. Returns
+    /// the intent and where to send the customer back to.
+    public func completeAuthentication(
+        _ id: String, token: String, succeeded: Bool, request: RequestInfo
+    ) async throws -> (intent: SetupIntent, returnURL: String?) {
+        let events = self.events
+        let (secrets, publicURL) = (self.secrets, self.publicURL)
+        return try await pool.withTransaction { connection in
+            guard let stored = try SetupIntentStore.find(id, account: nil, lock: true, on: connection),
+                secrets.isAuthenticationToken(token, setupIntent: id, attempt: stored.attempt)
+            else { throw PurseError.noSuch("authentication page", id) }
+            guard stored.intent.status == "requires_action", let method = stored.intent.paymentMethod else {
+                return (Self.render(stored, secrets, publicURL), stored.returnURL)  // already decided
+            }
+            let context = Transition(
+                id: id, accountID: stored.accountID, customer: stored.intent.customer, request: request,
+                secrets: secrets, publicURL: publicURL, events: events, connection: connection
+            )
+            let intent: SetupIntent
+            if succeeded {
+                intent = try context.succeed(paymentMethod: method, mandate: nil, returnURL: nil)
+            } else {
+                let failure = PurseError(
+                    .invalidRequest, code: "setup_intent_authentication_failure",
+                    message: "The latest attempt to set up the payment method has failed because authentication failed."
+                )
+                intent = try context.fail(paymentMethod: method, error: failure, type: "invalid_request_error")
+            }
+            return (intent, stored.returnURL)
+        }
+    }
+
+    /// What the authentication page shows: the intent and its card, when the token is right.
+    public func authenticationPage(_ id: String, token: String) async throws -> (intent: SetupIntent, method: PaymentMethod?) {
+        let secrets = self.secrets
+        let publicURL = self.publicURL
+        return try await pool.withConnection { connection in
+            guard let stored = try SetupIntentStore.find(id, account: nil, on: connection),
+                secrets.isAuthenticationToken(token, setupIntent: id, attempt: stored.attempt)
+            else { throw PurseError.noSuch("authentication page", id) }
+            let owner = Credential(kind: .secret, accountID: stored.accountID, sourceID: "authentication-page")
+            let method = try stored.intent.paymentMethod.flatMap { try PaymentMethodStore.find($0, by: owner, on: connection)?.model }
+            return (Self.render(stored, secrets, publicURL), method)
+        }
+    }
+
+    /// Cancels intents left waiting for a payment method or an authentication for a day
+    /// (`cancellation_reason: abandoned`); returns how many.
+    public func sweepAbandoned(olderThan seconds: Int = 86_400) async throws -> Int {
+        let events = self.events
+        let (secrets, publicURL) = (self.secrets, self.publicURL)
+        return try await pool.withTransaction { connection in
+            let rows = try connection.query(
+                """
+                UPDATE setup_intents SET status = 'canceled', cancellation_reason = 'abandoned', updated_at = now()
+                WHERE status IN ('requires_payment_method', 'requires_action')
+                  AND updated_at < now() - \(seconds) * interval '1 second'
+                RETURNING \(unsafeSQL: SetupIntentStore.columns)
+                """
+            )
+            for row in rows {
+                let stored = try SetupIntentStore.stored(row)
+                try events.record(
+                    "setup_intent.canceled", object: try Self.eventObject(Self.render(stored, secrets, publicURL)),
+                    account: stored.accountID, request: nil, on: connection
+                )
+            }
+            return rows.count
+        }
+    }
+
+    // MARK: - Internals
+
+    /// With `confirm=true` a refusal must change nothing, so what the confirmation would refuse
+    /// before reaching the processor (no method, a type not allowed, a missing mandate) is
+    /// checked before the intent is stored.
+    private func checkConfirmable(_ params: SetupIntentCreateParameters, types: [PaymentMethodType], caller: Credential) async throws {
+        let type: PaymentMethodType
+        if let data = params.paymentMethodData {
+            type = data.type
+        } else if let requested = params.paymentMethod {
+            let factory = self.factory
+            type = try await pool.withConnection { connection in
+                if let token = try factory.make(token: requested, account: caller.accountID) { return token.type }
+                let owner = Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
+                guard let found = try PaymentMethodStore.find(requested, by: owner, on: connection) else {
+                    throw PurseError.noSuch("PaymentMethod", requested, param: "payment_method")
+                }
+                return found.type
+            }
+        } else {
+            throw PurseError(
+                .invalidRequest, code: "parameter_missing",
+                message: "confirm=true needs a payment method: give payment_method or payment_method_data.",
+                param: "payment_method"
+            )
+        }
+        guard types.contains(type) else {
+            throw PurseError.invalidParameter(
+                params.paymentMethodData == nil ? "payment_method" : "payment_method_data[type]",
+                "The payment method type \(type.rawValue) is not allowed by this SetupIntent's payment_method_types."
+            )
+        }
+        _ = try Self.mandate(params.mandateData, for: type, caller: caller)
+    }
+
+    struct Candidate: Sendable {
+        let reference: String
+        let type: PaymentMethodType
+        let id: String
+        let new: NewPaymentMethod?
+    }
+
+    /// A publishable key must bring the intent's client secret; the secret key need not.
+    private func checkClientSecret(_ clientSecret: String?, of id: String, caller: Credential) throws {
+        guard caller.kind == .publishable else { return }
+        guard let clientSecret else { throw PurseError.missingParameter("client_secret") }
+        guard secrets.isSetupIntentClientSecret(clientSecret, of: id) else {
+            throw PurseError.invalidParameter(
+                "client_secret", "The client_secret provided does not match the client_secret associated with the SetupIntent."
+            )
+        }
+    }
+
+    static func requireOpen(_ intent: SetupIntent, action: String) throws {
+        guard openStatuses.contains(intent.status) else {
+            throw PurseError(
+                .invalidRequest, code: "setup_intent_unexpected_state",
+                message: "You cannot \(action) this SetupIntent because it has a status of \(intent.status).",
+                related: JSONObject([("setup_intent", .string(intent.id))])
+            )
+        }
+    }
+
+    static func types(
+        _ requested: [PaymentMethodType]?, automatic: AutomaticPaymentMethodsParameters?
+    ) throws -> [PaymentMethodType] {
+        if let requested {
+            guard !requested.isEmpty else {
+                throw PurseError.invalidParameter("payment_method_types", "Give at least one payment method type.")
+            }
+            return requested.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+        }
+        return automatic?.enabled == true ? PaymentMethodType.allCases : [.card]
+    }
+
+    static func checkedReturnURL(_ url: String?) throws -> String? {
+        guard let url else { return nil }
+        guard url.count <= 2000, let scheme = url.split(separator: ":").first, !scheme.isEmpty, url.contains(":") else {
+            throw PurseError.invalidParameter("return_url", "return_url must be an absolute URL (https://... or an app scheme).")
+        }
+        return url
+    }
+
+    /// A payment method a setup intent may use: unattached, or attached to the intent's customer;
+    /// a test token becomes a new one.
+    static func usablePaymentMethod(
+        _ id: String, for customer: String?, caller: Credential, factory: PaymentMethodFactory,
+        on connection: PostgresConnection
+    ) throws -> StoredPaymentMethod {
+        if let token = try factory.make(token: id, account: caller.accountID) {
+            try connection.query(PaymentMethodStore.insert(token, account: caller.accountID))
+            return StoredPaymentMethod(model: token.model, state: .unattached, processorReference: token.processorReference, type: token.type)
+        }
+        let owner = Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
+        guard let found = try PaymentMethodStore.find(id, by: owner, on: connection) else {
+            throw PurseError.noSuch("PaymentMethod", id, param: "payment_method")
+        }
+        if found.state == .attached, found.model.customer == customer, customer != nil { return found }
+        try PaymentMethodService.checkAttachable(found, caller: caller)
+        return found
+    }
+
+    /// The mandate a bank debit needs; nil for cards.
+    static func mandate(_ data: MandateDataParameters?, for type: PaymentMethodType, caller: Credential) throws -> JSONValue? {
+        guard type != .card else { return nil }
+        guard let data else { throw PurseError.missingParameter("mandate_data") }
+        let acceptance = data.customerAcceptance
+        if acceptance.type == .online {
+            let online = acceptance.online
+            let inferred = online?.inferFromClient == true && caller.kind == .publishable
+            guard inferred || (online?.ipAddress != nil && online?.userAgent != nil) else {
+                throw PurseError.invalidParameter(
+                    "mandate_data[customer_acceptance][online]",
+                    "An online acceptance needs ip_address and user_agent (or infer_from_client with a publishable key)."
+                )
+            }
+        }
+        return data.record(id: ObjectID.make(.mandate), now: Clock.now)
+    }
+
+    static func render(_ stored: StoredSetupIntent, _ secrets: DerivedSecrets, _ publicURL: PublicURL) -> SetupIntent {
+        var intent = stored.intent
+        intent.clientSecret = secrets.setupIntentClientSecret(intent.id)
+        if intent.status == "requires_action" {
+            let token = secrets.authenticationToken(setupIntent: intent.id, attempt: stored.attempt)
+            intent.nextAction = NextAction(
+                url: "\(publicURL.base)/v1/setup_intents/\(intent.id)/authenticate/\(token)", returnURL: stored.returnURL
+            )
+        }
+        return intent
+    }
+
+    /// The object for an event: never with the client secret, which is derived again when shown.
+    static func eventObject(_ intent: SetupIntent) throws -> JSONValue {
+        var object = try JSONValueEncoder().encode(intent)
+        object["client_secret"] = .null
+        object["next_action"] = intent.nextAction == nil ? .null : ["type": "redirect_to_url"]
+        return object
+    }
+}

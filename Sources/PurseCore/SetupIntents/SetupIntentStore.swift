@@ -1,0 +1,67 @@
+import Foundation
+import Postgres
+public import PurseModels
+
+/// A setup intent as stored, with what rendering needs beyond the object.
+struct StoredSetupIntent: Sendable {
+    var intent: SetupIntent
+    var accountID: String
+    var attempt: Int
+    var returnURL: String?
+}
+
+/// The SQL and rendering of setup intents.
+enum SetupIntentStore {
+    static let columns = """
+        id, account_id, created, customer_id, status, usage, payment_method_types, payment_method_id, description, metadata,
+        return_url, cancellation_reason, last_setup_error, mandate, authentication_attempt
+        """
+
+    static let list = KeysetList(table: "setup_intents", columns: columns, noun: "setup intent")
+
+    static func find(_ id: String, account: String?, lock: Bool = false, on connection: PostgresConnection) throws -> StoredSetupIntent? {
+        var query: PostgresQuery = "SELECT \(unsafeSQL: columns) FROM setup_intents WHERE id = \(id)"
+        if let account { query.append(" AND account_id = \(account)") }
+        if lock { query.append(" FOR UPDATE") }
+        return try connection.query(query).first.map(stored)
+    }
+
+    static func stored(_ row: PostgresRow) throws -> StoredSetupIntent {
+        var intent = SetupIntent(
+            id: try row["id"], created: try row["created"], customer: try row["customer_id"],
+            description: try row["description"],
+            metadata: try StoredJSON.decode(Metadata.self, from: try row["metadata"]),
+            paymentMethod: try row["payment_method_id"],
+            paymentMethodTypes: try row["payment_method_types", as: PostgresTextArray.self].elements,
+            status: try row["status"], usage: try row["usage"]
+        )
+        intent.cancellationReason = try row["cancellation_reason"]
+        intent.lastSetupError = try StoredJSON.decodeIfPresent(SetupError.self, from: try row["last_setup_error"])
+        if let mandate: PostgresJSON = try row["mandate"] {
+            intent.mandate = try JSONReader.parse(mandate.text)["id"]?.stringValue
+        }
+        if intent.paymentMethodTypes.contains("card") {
+            intent.paymentMethodOptions = [
+                "card": ["mandate_options": .null, "network": .null, "request_three_d_secure": "automatic"],
+            ]
+        }
+        return StoredSetupIntent(
+            intent: intent, accountID: try row["account_id"], attempt: try row["authentication_attempt", as: Int32.self].asInt,
+            returnURL: try row["return_url"]
+        )
+    }
+}
+
+extension Int32 {
+    var asInt: Int { Int(self) }
+}
+
+extension SetupIntent {
+    /// The object as `caller` may see it: everything for the secret key, Stripe's documented
+    /// subset for a publishable key with the client secret.
+    public func json(for caller: Credential?) throws -> JSONValue {
+        let full = try JSONValueEncoder().encode(self)
+        guard caller?.kind == .publishable, case .object(let object) = full else { return full }
+        return .object(JSONObject(object.entries.filter { Self.publishableFields.contains($0.key) }.map { ($0.key, $0.value) }))
+    }
+}

@@ -1,0 +1,85 @@
+import Postgres
+import PurseModels
+
+/// The moves of a setup intent's state machine that a confirmation or the authentication page
+/// makes, inside the caller's transaction, each with its event.
+struct Transition {
+    let id: String
+    let accountID: String
+    let customer: String?
+    let request: RequestInfo
+    let secrets: DerivedSecrets
+    let publicURL: PublicURL
+    let events: EventRecorder
+    let connection: PostgresConnection
+
+    /// The account acting: these moves are the system's, for whoever confirmed.
+    private var system: Credential { Credential(kind: .secret, accountID: accountID, sourceID: "setup-intent") }
+
+    /// Saved: attached to the intent's customer (if any), `succeeded`.
+    func succeed(paymentMethod: String, mandate: JSONValue?, returnURL: String?) throws -> SetupIntent {
+        if let customer {
+            let owner = try CustomerService.lockActive(customer, by: system, on: connection, param: "customer")
+            let attached = try PaymentMethodService.attach(paymentMethod, to: owner.id, caller: system, on: connection)
+            if attached.changed {
+                try events.record(
+                    "payment_method.attached", object: try JSONValueEncoder().encode(attached.method), account: accountID,
+                    request: request, on: connection
+                )
+            }
+        }
+        try connection.query(
+            """
+            UPDATE setup_intents
+            SET status = 'succeeded', payment_method_id = \(paymentMethod), last_setup_error = NULL,
+                mandate = coalesce(\(mandate.map { PostgresJSON(JSONWriter.string($0)) }), mandate),
+                return_url = coalesce(\(returnURL), return_url), updated_at = now()
+            WHERE id = \(id)
+            """
+        )
+        return try record("setup_intent.succeeded")
+    }
+
+    /// The card asks for authentication: `requires_action`, with a new page token.
+    func requireAction(paymentMethod: String, mandate: JSONValue?, returnURL: String?) throws -> SetupIntent {
+        try connection.query(
+            """
+            UPDATE setup_intents
+            SET status = 'requires_action', payment_method_id = \(paymentMethod), last_setup_error = NULL,
+                authentication_attempt = authentication_attempt + 1,
+                mandate = coalesce(\(mandate.map { PostgresJSON(JSONWriter.string($0)) }), mandate),
+                return_url = coalesce(\(returnURL), return_url), updated_at = now()
+            WHERE id = \(id)
+            """
+        )
+        return try record("setup_intent.requires_action")
+    }
+
+    /// Refused (declined, unusable, authentication failed): back to `requires_payment_method` with
+    /// `last_setup_error`. Kept although the request fails, as Stripe does.
+    func fail(paymentMethod: String, error: PurseError, type: String) throws -> SetupIntent {
+        let method = try PaymentMethodStore.find(paymentMethod, by: system, on: connection)?.model
+        let setupError = SetupError(
+            code: error.code, declineCode: error.declineCode, message: error.message, param: error.param,
+            paymentMethod: method, paymentMethodType: method?.type, type: type
+        )
+        try connection.query(
+            """
+            UPDATE setup_intents
+            SET status = 'requires_payment_method', payment_method_id = NULL,
+                last_setup_error = \(StoredJSON.encode(setupError)), updated_at = now()
+            WHERE id = \(id)
+            """
+        )
+        return try record("setup_intent.setup_failed")
+    }
+
+    private func record(_ type: String) throws -> SetupIntent {
+        guard let stored = try SetupIntentStore.find(id, account: accountID, on: connection) else {
+            throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
+        }
+        let intent = SetupIntentService.render(stored, secrets, publicURL)
+        try events.record(type, object: try SetupIntentService.eventObject(intent), account: accountID, request: request, on: connection)
+        return intent
+    }
+}

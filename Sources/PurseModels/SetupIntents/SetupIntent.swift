@@ -1,0 +1,137 @@
+/// A setup intent: saving a payment method for later, with the customer's authentication when
+/// the card asks for it.
+public struct SetupIntent: Codable, Sendable, Hashable {
+    public var id: String
+    public var object: String = "setup_intent"
+    public var application: String?
+    public var automaticPaymentMethods: JSONValue?
+    public var cancellationReason: String?
+    public var clientSecret: String?
+    public var created: Int
+    public var customer: String?
+    public var description: String?
+    public var excludedPaymentMethodTypes: [String]?
+    public var flowDirections: [String]?
+    public var lastSetupError: SetupError?
+    public var latestAttempt: String?
+    public var livemode: Bool = false
+    public var mandate: String?
+    public var metadata: Metadata
+    public var nextAction: NextAction?
+    public var onBehalfOf: String?
+    public var paymentMethod: String?
+    public var paymentMethodConfigurationDetails: JSONValue?
+    public var paymentMethodOptions: JSONValue
+    public var paymentMethodTypes: [String]
+    public var singleUseMandate: String?
+    /// `requires_payment_method`, `requires_confirmation`, `requires_action`, `processing`,
+    /// `canceled` or `succeeded`.
+    public var status: String
+    /// `on_session` or `off_session`.
+    public var usage: String
+
+    public init(
+        id: String, created: Int, customer: String?, description: String?, metadata: Metadata,
+        paymentMethod: String?, paymentMethodTypes: [String], status: String, usage: String
+    ) {
+        self.id = id
+        self.created = created
+        self.customer = customer
+        self.description = description
+        self.metadata = metadata
+        self.paymentMethod = paymentMethod
+        self.paymentMethodOptions = .object(JSONObject())
+        self.paymentMethodTypes = paymentMethodTypes
+        self.status = status
+        self.usage = usage
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, object, application
+        case automaticPaymentMethods = "automatic_payment_methods"
+        case cancellationReason = "cancellation_reason"
+        case clientSecret = "client_secret"
+        case created, customer, description
+        case excludedPaymentMethodTypes = "excluded_payment_method_types"
+        case flowDirections = "flow_directions"
+        case lastSetupError = "last_setup_error"
+        case latestAttempt = "latest_attempt"
+        case livemode, mandate, metadata
+        case nextAction = "next_action"
+        case onBehalfOf = "on_behalf_of"
+        case paymentMethod = "payment_method"
+        case paymentMethodConfigurationDetails = "payment_method_configuration_details"
+        case paymentMethodOptions = "payment_method_options"
+        case paymentMethodTypes = "payment_method_types"
+        case singleUseMandate = "single_use_mandate"
+        case status, usage
+    }
+
+    /// The fields a publishable key with the client secret may see (Stripe's documented subset).
+    public static let publishableFields: Set<String> = [
+        "id", "object", "cancellation_reason", "client_secret", "created", "description", "last_setup_error",
+        "livemode", "next_action", "payment_method", "payment_method_types", "status", "usage",
+    ]
+}
+
+/// `last_setup_error`: why the last confirmation failed.
+public struct SetupError: Codable, Sendable, Hashable {
+    public var code: String?
+    public var declineCode: String?
+    public var docURL: String?
+    public var message: String
+    public var param: String?
+    public var paymentMethod: PaymentMethod?
+    public var paymentMethodType: String?
+    /// `card_error`, `invalid_request_error`, ...
+    public var type: String
+
+    public init(
+        code: String?, declineCode: String?, message: String, param: String?, paymentMethod: PaymentMethod?,
+        paymentMethodType: String?, type: String
+    ) {
+        self.code = code
+        self.declineCode = declineCode
+        self.docURL = code.map { "https://docs.stripe.com/error-codes/" + String($0.map { $0 == "_" ? "-" : $0 }) }
+        self.message = message
+        self.param = param
+        self.paymentMethod = paymentMethod
+        self.paymentMethodType = paymentMethodType
+        self.type = type
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case code
+        case declineCode = "decline_code"
+        case docURL = "doc_url"
+        case message, param
+        case paymentMethod = "payment_method"
+        case paymentMethodType = "payment_method_type"
+        case type
+    }
+}
+
+/// `next_action`: Purse always asks for a redirect to its authentication page.
+public struct NextAction: Codable, Sendable, Hashable {
+    public var type: String = "redirect_to_url"
+    public var redirectToURL: RedirectToURL
+
+    public init(url: String, returnURL: String?) {
+        redirectToURL = RedirectToURL(url: url, returnURL: returnURL)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type
+        case redirectToURL = "redirect_to_url"
+    }
+
+    public struct RedirectToURL: Codable, Sendable, Hashable {
+        public var url: String
+        public var returnURL: String?
+
+        enum CodingKeys: String, CodingKey {
+            case url
+            case returnURL = "return_url"
+        }
+    }
+}

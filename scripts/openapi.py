@@ -84,6 +84,17 @@ si_update_props = {"customer": S, "payment_method": S, "payment_method_data": pm
     "payment_method_options": pm_options_param, "description": STR, "metadata": metadata_param, "expand": {"type": "array", "items": S}}
 si_confirm_props = {"client_secret": S, "payment_method": S, "payment_method_data": pm_data_param, "payment_method_options": pm_options_param,
     "return_url": S, "mandate_data": mandate_param, "use_stripe_sdk": {"type": "boolean"}, "expand": {"type": "array", "items": S}}
+TOGGLE = {"enum": ["enabled", "disabled"]}
+REDISPLAY_FILTERS = {"type": "array", "items": {"enum": ["always", "limited", "unspecified"]}}
+def component(features):
+    return {"type": "object", "properties": {"enabled": {"type": "boolean"}, "features": {"type": "object", "properties": features, "additionalProperties": False}}, "required": ["enabled"], "additionalProperties": False}
+session_components = {"type": "object", "properties": {
+    "buy_button": {"type": "object", "properties": {"enabled": {"type": "boolean"}}, "required": ["enabled"], "additionalProperties": False},
+    "pricing_table": {"type": "object", "properties": {"enabled": {"type": "boolean"}}, "required": ["enabled"], "additionalProperties": False},
+    "customer_sheet": component({"payment_method_allow_redisplay_filters": REDISPLAY_FILTERS, "payment_method_remove": TOGGLE, "payment_method_remove_last": TOGGLE, "payment_method_sync_default": TOGGLE}),
+    "mobile_payment_element": component({"payment_method_allow_redisplay_filters": REDISPLAY_FILTERS, "payment_method_redisplay": TOGGLE, "payment_method_remove": TOGGLE, "payment_method_remove_last": TOGGLE, "payment_method_save": TOGGLE, "payment_method_save_allow_redisplay_override": {"enum": ["always", "limited", "unspecified"]}, "payment_method_set_as_default": TOGGLE}),
+    "payment_element": component({"payment_method_allow_redisplay_filters": REDISPLAY_FILTERS, "payment_method_redisplay": TOGGLE, "payment_method_redisplay_limit": {"type": "integer", "minimum": 1, "maximum": 10}, "payment_method_remove": TOGGLE, "payment_method_save": TOGGLE, "payment_method_save_usage": {"enum": ["on_session", "off_session"]}}),
+}, "additionalProperties": False}
 HTML = {"description": "An HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}
 AUTH_PATH = [pathid("The setup intent"), {"name": "token", "in": "path", "required": True, "schema": S, "description": "The page's token"}]
 
@@ -140,6 +151,10 @@ doc = {
                "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {"action": {"enum": ["complete", "fail"]}}, "required": ["action"]}}}},
                "responses": {"200": HTML, "303": {"description": "Back to return_url"}, "default": ERR}},
     },
+    "/v1/customer_sessions": {"post": {"operationId": "createCustomerSession", "summary": "Create a customer session (secret key); its client_secret is shown once", "requestBody": body({"customer": S, "components": session_components, "expand": {"type": "array", "items": S}}, ["customer", "components"]), "responses": resp(ref("CustomerSession"))}},
+    "/v1/customer_sessions/{id}": {"delete": {"operationId": "revokeCustomerSession", "summary": "Revoke a customer session at once (Purse)", "parameters": [pathid()], "responses": resp(ref("CustomerSession"))}},
+    "/v1/elements/payment_methods/{id}/detach": {"post": {"operationId": "elementsDetachPaymentMethod", "summary": "Remove a saved method (bearer: the session's key), refused when payment_method_remove is disabled", "parameters": [pathid()], "requestBody": body({"customer_session_client_secret": S, "expand": {"type": "array", "items": S}}), "responses": resp(ref("PaymentMethod"))}},
+    "/v1/elements/customers/{id}/set_default_payment_method": {"post": {"operationId": "elementsSetDefaultPaymentMethod", "summary": "Set the default (bearer: the session's key); never gated; returns the customer", "parameters": [pathid("The customer")], "requestBody": body({"payment_method": S, "customer_session_client_secret": S, "expand": {"type": "array", "items": S}}, ["payment_method"]), "responses": resp(ref("Customer"))}},
     "/v1/elements/sessions": {"get": {"operationId": "retrieveElementsSession", "summary": "What the mobile SDK reads before showing a sheet (publishable key)", "parameters": [
         q("type", {"enum": ["setup_intent", "deferred_intent"]}, required=True), q("client_secret", S),
         q("deferred_intent", {"type": "object", "properties": {"mode": {"enum": ["setup", "payment"]}, "payment_method_types": {"type": "array", "items": S}, "currency": S, "amount": {"type": "integer"}, "setup_future_usage": S, "capture_method": S}}),
@@ -226,6 +241,9 @@ doc = {
           "unactivated_payment_method_types": {"type": "array", "items": S}, "merchant_country": S, "apple_pay_preference": S,
           "card_brand_choice": {"type": "object"}, "flags": {"type": "object"}, "external_payment_method_data": {"type": ["object", "null"]},
           "payment_method_specs": {"type": "array"}, "customer": {"type": ["object", "null"]}, "customer_sheet_settings": {"type": ["object", "null"]}}},
+      "CustomerSession": {"type": "object", "required": ["id", "object", "components", "created", "customer", "expires_at", "livemode"], "properties": {
+          "id": S, "object": {"const": "customer_session"}, "client_secret": S, "components": {"type": "object"}, "created": {"type": "integer"},
+          "customer": {"anyOf": [S, {"type": "object"}]}, "customer_account": nullable("string"), "expires_at": {"type": "integer"}, "livemode": {"type": "boolean"}}},
       "EventList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("Event")}}}]},
     },
   },

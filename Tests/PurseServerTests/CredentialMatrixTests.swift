@@ -8,7 +8,7 @@ import Testing
 struct CredentialMatrixTests {
     enum Caller: String, CaseIterable, CustomStringConvertible {
         case secret, publishable, publishableWithClientSecret, ownEphemeralKey, otherEphemeralKey, expiredEphemeralKey,
-            revokedEphemeralKey
+            revokedEphemeralKey, ownSessionKey
         var description: String { rawValue }
     }
 
@@ -17,6 +17,8 @@ struct CredentialMatrixTests {
         let account: TestAccount
         let alice: String
         let bob: String
+        /// The client secret of the session behind `.ownSessionKey`.
+        let sessionClientSecret: String
         let keys: [Caller: String]
 
         func client(_ caller: Caller) -> APIClient {
@@ -137,6 +139,16 @@ struct CredentialMatrixTests {
         Row(name: "elements session", expected: [.secret: 200, .publishable: 200, .ownEphemeralKey: 403, .otherEphemeralKey: 403]) { _, _ in
             ("GET", "/v1/elements/sessions?type=deferred_intent&deferred_intent[mode]=setup", nil)
         },
+        Row(name: "elements detach", expected: [.secret: 403, .publishable: 403, .ownEphemeralKey: 200, .otherEphemeralKey: 404]) { world, caller in
+            ("POST", "/v1/elements/payment_methods/\(try await world.attachedCard(to: world.alice))/detach",
+             caller == .ownSessionKey ? "customer_session_client_secret=\(world.sessionClientSecret)" : "")
+        },
+        Row(name: "elements set default", expected: [.secret: 403, .publishable: 403, .ownEphemeralKey: 200, .otherEphemeralKey: 404]) { world, _ in
+            ("POST", "/v1/elements/customers/\(world.alice)/set_default_payment_method", "payment_method=\(try await world.attachedCard(to: world.alice))")
+        },
+        Row(name: "create customer session", expected: [.secret: 200, .publishable: 403, .ownEphemeralKey: 403, .otherEphemeralKey: 403]) { world, _ in
+            ("POST", "/v1/customer_sessions", "customer=\(world.bob)&components[customer_sheet][enabled]=true")
+        },
         Row(name: "list events", expected: [.secret: 200, .publishable: 403, .ownEphemeralKey: 403, .otherEphemeralKey: 403]) { _, _ in
             ("GET", "/v1/events", nil)
         },
@@ -151,19 +163,25 @@ struct CredentialMatrixTests {
             try await server.pool.query("UPDATE ephemeral_keys SET expires = 1 WHERE id = \(expired.id)")
             let revoked = try await account.ephemeralKey(for: alice)
             _ = try await account.secret.delete("/v1/ephemeral_keys/\(revoked.id)")
+            let session = try await account.customerSession(
+                for: alice, features: "&components[customer_sheet][features][payment_method_remove]=enabled"
+            )
             let world = World(
-                account: account, alice: alice, bob: bob,
+                account: account, alice: alice, bob: bob, sessionClientSecret: session.clientSecret,
                 keys: [
                     .ownEphemeralKey: try await account.ephemeralKey(for: alice).secret,
                     .otherEphemeralKey: try await account.ephemeralKey(for: bob).secret,
                     .expiredEphemeralKey: expired.secret,
                     .revokedEphemeralKey: revoked.secret,
+                    .ownSessionKey: session.apiKey,
                 ]
             )
             var mismatches: [String] = []
             for row in Self.rows {
                 for caller in Caller.allCases {
-                    let expected = row.expected[caller] ?? (caller == .publishableWithClientSecret ? row.expected[.publishable] : 401)
+                    // A session's key (with removal enabled) has the ephemeral-key scope.
+                    let expected = row.expected[caller] ?? (caller == .publishableWithClientSecret ? row.expected[.publishable]
+                        : caller == .ownSessionKey ? row.expected[.ownEphemeralKey] : 401)
                     guard let expected else { continue }
                     let (method, path, body) = try await row.request(world, caller)
                     let call = try await world.client(caller).send(method, path, headers: ["Stripe-Version": "2020-08-27"], body: body)

@@ -1,4 +1,5 @@
 public import Postgres
+import PurseModels
 
 /// Turns the key a request presents into a ``Credential``, or refuses it as Stripe does (401,
 /// with the key masked).
@@ -21,19 +22,28 @@ public struct Authenticator: Sendable {
         return credential
     }
 
-    /// An ephemeral key of a live customer: refused once revoked, expired once past `expires`.
+    /// An ephemeral key, or the key a customer session hands out, of a live customer: refused
+    /// once revoked, expired once past its expiry. One statement looks in both places.
     private func ephemeralKey(hash: [UInt8], key: String) async throws -> Credential? {
         let rows = try await pool.query(
             """
-            SELECT k.id, k.account_id, k.customer_id, k.secret_hash, k.expires
+            SELECT 'ephemeral_key' AS source, k.id, k.account_id, k.customer_id, k.secret_hash AS hash, k.expires AS expires,
+                   NULL::jsonb AS components
             FROM ephemeral_keys k JOIN customers c ON c.id = k.customer_id
             WHERE k.secret_hash = \(hash) AND k.revoked_at IS NULL AND NOT c.deleted
+            UNION ALL
+            SELECT 'customer_session', s.id, s.account_id, s.customer_id, s.api_key_hash, s.expires_at, s.components
+            FROM customer_sessions s JOIN customers c ON c.id = s.customer_id
+            WHERE s.api_key_hash = \(hash) AND s.revoked_at IS NULL AND NOT c.deleted
             """
         )
-        guard let row = rows.first, SecretHash.constantTimeEquals(try row["secret_hash"], hash) else { return nil }
+        guard let row = rows.first, SecretHash.constantTimeEquals(try row["hash"], hash) else { return nil }
         guard try row["expires", as: Int.self] > Clock.now else { throw Self.expiredKey(key) }
+        let permissions = try StoredJSON.decodeIfPresent(CustomerSessionComponents.self, from: try row["components"])
+            .map(SessionPermissions.init)
         return Credential(
-            kind: .ephemeralKey, accountID: try row["account_id"], customerID: try row["customer_id"], sourceID: try row["id"]
+            kind: permissions == nil ? .ephemeralKey : .customerSession, accountID: try row["account_id"],
+            customerID: try row["customer_id"], sourceID: try row["id"], session: permissions
         )
     }
 

@@ -18,12 +18,15 @@ public struct Credential: Sendable, Hashable {
     public let customerID: String?
     /// The id of the key, ephemeral key or session behind the credential.
     public let sourceID: String
+    /// For a customer session's key: what its features allow.
+    public let session: SessionPermissions?
 
-    public init(kind: Kind, accountID: String, customerID: String? = nil, sourceID: String) {
+    public init(kind: Kind, accountID: String, customerID: String? = nil, sourceID: String, session: SessionPermissions? = nil) {
         self.kind = kind
         self.accountID = accountID
         self.customerID = customerID
         self.sourceID = sourceID
+        self.session = session
     }
 
     /// Whether the credential may act on everything in its account.

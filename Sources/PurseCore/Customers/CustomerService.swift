@@ -146,6 +146,7 @@ public struct CustomerService: Sendable {
             )
             // Its keys stop working and its payment methods are detached for good, in the same transaction.
             _ = try EphemeralKeyService.revokeAll(customer: id, account: caller.accountID, on: connection)
+            _ = try CustomerSessionService.revokeAll(customer: id, account: caller.accountID, on: connection)
             let encoder = JSONValueEncoder()
             for method in try PaymentMethodStore.detachAll(customer: id, account: caller.accountID, on: connection) {
                 try events.record(
@@ -167,7 +168,8 @@ public struct CustomerService: Sendable {
         try await pool.withTransaction { connection in
             let customer = try Self.lockActive(id, by: caller, on: connection)
             let keys = try EphemeralKeyService.revokeAll(customer: customer.id, account: caller.accountID, on: connection)
-            return CredentialRevocation(customer: customer.id, ephemeralKeysRevoked: keys, customerSessionsRevoked: 0)
+            let sessions = try CustomerSessionService.revokeAll(customer: customer.id, account: caller.accountID, on: connection)
+            return CredentialRevocation(customer: customer.id, ephemeralKeysRevoked: keys, customerSessionsRevoked: sessions)
         }
     }
 

@@ -15,8 +15,9 @@ public struct SelectedOptionService: Sendable {
     }
 
     /// Selects a payment method (which becomes the default), `apple_pay`, `link`, or nothing.
+    /// `param` names the parameter that carried the option, for errors.
     public func select(
-        _ option: Patch<String>, customer: String, by caller: Credential, request: RequestInfo
+        _ option: Patch<String>, customer: String, by caller: Credential, request: RequestInfo, param: String = "option"
     ) async throws -> SelectedPaymentOption {
         let events = self.events
         return try await pool.withTransaction { connection in
@@ -29,7 +30,7 @@ public struct SelectedOptionService: Sendable {
                     try DefaultPaymentMethod.select(wallet, of: locked, caller: caller, on: connection)
                 } else {
                     _ = try DefaultPaymentMethod.set(
-                        value, of: locked, caller: caller, request: request, param: "option", events: events, on: connection
+                        value, of: locked, caller: caller, request: request, param: param, events: events, on: connection
                     )
                 }
             }

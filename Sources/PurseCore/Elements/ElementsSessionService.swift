@@ -4,11 +4,17 @@ public import PurseModels
 /// intent, the intent itself.
 public struct ElementsSessionService: Sendable {
     private let setupIntents: SetupIntentService
+    private let sessions: CustomerSessionService
+    private let paymentMethods: PaymentMethodService
 
     /// The country Purse reports for the merchant and for payment method preference.
     public static let merchantCountry = "US"
 
-    public init(setupIntents: SetupIntentService) { self.setupIntents = setupIntents }
+    public init(setupIntents: SetupIntentService, sessions: CustomerSessionService, paymentMethods: PaymentMethodService) {
+        self.setupIntents = setupIntents
+        self.sessions = sessions
+        self.paymentMethods = paymentMethods
+    }
 
     public struct Parameters: Decodable, Sendable {
         public enum Kind: String, Sendable, CaseIterable, ParameterEnum {
@@ -19,11 +25,13 @@ public struct ElementsSessionService: Sendable {
         public var type: Kind
         public var clientSecret: String?
         public var deferredIntent: DeferredIntent?
+        public var customerSessionClientSecret: String?
 
         enum CodingKeys: String, CodingKey {
             case type
             case clientSecret = "client_secret"
             case deferredIntent = "deferred_intent"
+            case customerSessionClientSecret = "customer_session_client_secret"
         }
 
         /// What stripe-ios sends that Purse does not act on (spec §3).
@@ -80,9 +88,40 @@ public struct ElementsSessionService: Sendable {
                 type: "deferred_intent", setupIntent: nil
             )
         }
-        return ElementsSession(
+        var session = ElementsSession(
             sessionID: "elements_session_" + ObjectID.randomBase62(length: 12), paymentMethodPreference: preference,
             unactivatedPaymentMethodTypes: unactivated, merchantCountry: Self.merchantCountry
         )
+        if let clientSecret = params.customerSessionClientSecret {
+            session.customer = try await customer(clientSecret: clientSecret, by: caller)
+        }
+        return session
+    }
+
+    /// `customer`: the session's customer as the sheet shows it, and the session's key (derived,
+    /// the same on every call, expiring with the session).
+    private func customer(clientSecret: String, by caller: Credential) async throws -> JSONValue {
+        let (session, apiKey) = try await sessions.resolve(clientSecret: clientSecret, account: caller.accountID)
+        let permissions = SessionPermissions(session.components)
+        let shown = try await paymentMethods.sheetMethods(
+            customer: session.customer, allowRedisplay: permissions.allowRedisplayFilters,
+            by: Credential(kind: .secret, accountID: caller.accountID, sourceID: session.id)
+        )
+        let encoder = JSONValueEncoder()
+        return [
+            "payment_methods": .array(try shown.methods.map { try encoder.encode($0) }),
+            "default_payment_method": shown.defaultMethod.map(JSONValue.string) ?? .null,
+            "customer_session": [
+                "id": .string(session.id),
+                "livemode": false,
+                "api_key": .string(apiKey),
+                "api_key_expiry": .int(session.expiresAt),
+                "customer": .string(session.customer),
+                "components": [
+                    "mobile_payment_element": try encoder.encode(session.components.mobilePaymentElement),
+                    "customer_sheet": try encoder.encode(session.components.customerSheet),
+                ],
+            ],
+        ]
     }
 }

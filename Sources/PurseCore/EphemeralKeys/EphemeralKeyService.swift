@@ -61,7 +61,7 @@ public struct EphemeralKeyService: Sendable {
         try connection.query(
             """
             UPDATE ephemeral_keys SET revoked_at = now()
-            WHERE account_id = \(account) AND customer_id = \(customer) AND revoked_at IS NULL
+            WHERE account_id = \(account) AND customer_id = \(customer) AND revoked_at IS NULL AND expires > \(Clock.now)
             """
         ).affectedRows
     }

@@ -62,6 +62,31 @@ public struct PaymentMethodService: Sendable {
         }
     }
 
+    /// What a sheet shows of a customer: the attached methods whose `allow_redisplay` is one of
+    /// `allowRedisplay` (newest first, at most 100), and the default payment method.
+    public func sheetMethods(
+        customer: String, allowRedisplay: [String], by caller: Credential
+    ) async throws -> (methods: [PaymentMethod], defaultMethod: String?) {
+        try await pool.withConnection { connection in
+            let customerRow = try connection.query(
+                """
+                SELECT default_payment_method FROM customers
+                WHERE id = \(customer) AND account_id = \(caller.accountID) AND NOT deleted
+                """
+            )
+            guard let row = customerRow.first else { throw PurseError.noSuch("customer", customer, param: "customer") }
+            let methods = try connection.query(
+                """
+                SELECT \(unsafeSQL: PaymentMethodStore.columns) FROM payment_methods
+                WHERE account_id = \(caller.accountID) AND customer_id = \(customer) AND state = 'attached'
+                  AND allow_redisplay = ANY(\(PostgresTextArray(allowRedisplay)))
+                ORDER BY created DESC, seq DESC LIMIT 100
+                """
+            ).map(PaymentMethodStore.paymentMethod)
+            return (methods, try row["default_payment_method"])
+        }
+    }
+
     public func update(
         _ id: String, _ params: PaymentMethodUpdateParameters, by caller: Credential, request: RequestInfo
     ) async throws -> PaymentMethod {
@@ -197,10 +222,30 @@ public struct PaymentMethodService: Sendable {
                 param: "payment_method"
             )
         }
+        if let session = caller.session, !session.canRemove {
+            throw PurseError(
+                .permission, code: "customer_session_remove_disabled",
+                message: "This customer session does not allow removing payment methods (its payment_method_remove feature is disabled)."
+            )
+        }
         let events = self.events
         return try await pool.withTransaction { connection in
             // The customer's lock first, as every change to a customer's methods takes it.
             let owner = try CustomerService.lockActive(customer, by: caller, on: connection)
+            if let session = caller.session, !session.canRemoveLast {
+                let remaining = try connection.query(
+                    """
+                    SELECT count(*) AS n FROM payment_methods
+                    WHERE account_id = \(caller.accountID) AND customer_id = \(owner.id) AND state = 'attached'
+                    """
+                )
+                guard try remaining[0]["n", as: Int.self] > 1 else {
+                    throw PurseError(
+                        .permission, code: "customer_session_remove_last_disabled",
+                        message: "This customer session does not allow removing the last payment method (payment_method_remove_last is disabled)."
+                    )
+                }
+            }
             let detached = try connection.query(
                 """
                 UPDATE payment_methods SET state = 'detached', customer_id = NULL

@@ -37,9 +37,17 @@ public struct DerivedSecrets: Sendable {
         "whsec_" + token(for: "webhook-signing-secret", endpointID, length: 32)
     }
 
+    /// `length` base62 characters of HMAC output: one 32-byte MAC carries 42 full characters, so
+    /// longer tokens chain further MACs over a counter.
     private func token(for purpose: String, _ material: String, length: Int = 24) -> String {
         let key = masterKey.derivedKey(for: purpose)
-        let mac = HMAC<SHA256>.authenticationCode(for: Array(material.utf8), using: key)
-        return Base62.encode(Array(mac), length: length)
+        var bytes: [UInt8] = []
+        var block = 0
+        while bytes.count * 8 < length * 6 {  // 62 < 2^6, so 6 bits per character are plenty
+            let mac = HMAC<SHA256>.authenticationCode(for: Array("\(material)|\(block)".utf8), using: key)
+            bytes += Array(mac)
+            block += 1
+        }
+        return Base62.encode(bytes, length: length)
     }
 }

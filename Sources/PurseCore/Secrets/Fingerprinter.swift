@@ -29,8 +29,10 @@ public struct Fingerprinter: Sendable {
 
 /// Bytes written in base62, as the ids and derived secrets are.
 enum Base62 {
-    /// `length` base62 characters from the bytes (which must carry enough bits).
+    /// `length` base62 characters from the bytes, which must carry enough bits (about 5.95 per
+    /// character) for every character to depend on them.
     static func encode(_ bytes: some Collection<UInt8>, length: Int) -> String {
+        precondition(Double(bytes.count * 8) >= Double(length) * 5.954, "too few bytes for \(length) base62 characters")
         var digits = Array(bytes)
         var characters: [UInt8] = []
         while characters.count < length {

@@ -45,14 +45,19 @@ public struct PurseApplication {
         api.raw(.get, "/readyz", health.readyz)
         OpenAPIController.register(on: api)
         CustomersController(customers: customers).register(on: api)
-        PaymentMethodsController(paymentMethods: paymentMethods, selection: SelectedOptionService(pool: pool))
-            .register(on: api)
+        let selection = SelectedOptionService(pool: pool)
+        PaymentMethodsController(paymentMethods: paymentMethods, selection: selection).register(on: api)
         let ephemeralKeys = EphemeralKeyService(pool: pool, lifetime: configuration.ephemeralKeyLifetime)
         EphemeralKeysController(ephemeralKeys: ephemeralKeys).register(on: api)
         let setupIntents = SetupIntentService(pool: pool, processor: processor, masterKey: masterKey, publicURL: publicURL)
         SetupIntentsController(setupIntents: setupIntents).register(on: api)
         AuthenticationPageController(setupIntents: setupIntents).register(on: api)
-        ElementsController(sessions: ElementsSessionService(setupIntents: setupIntents)).register(on: api)
+        let sessions = CustomerSessionService(pool: pool, masterKey: masterKey, lifetime: configuration.customerSessionLifetime)
+        CustomerSessionsController(sessions: sessions).register(on: api)
+        ElementsController(
+            elements: ElementsSessionService(setupIntents: setupIntents, sessions: sessions, paymentMethods: paymentMethods),
+            sessions: sessions, paymentMethods: paymentMethods, selection: selection, customers: customers
+        ).register(on: api)
         EventsController(events: EventService(pool: pool, masterKey: masterKey)).register(on: api)
 
         self.routes = api.routes.map { RouteDescription(method: $0.method.rawValue, path: $0.path) }
@@ -60,7 +65,10 @@ public struct PurseApplication {
         self.router = router
         self.services = [
             pool,
-            MaintenanceService(idempotency: idempotency, ephemeralKeys: ephemeralKeys, setupIntents: setupIntents, logger: logger),
+            MaintenanceService(
+                idempotency: idempotency, ephemeralKeys: ephemeralKeys, sessions: sessions, setupIntents: setupIntents,
+                logger: logger
+            ),
         ]
         self.publicURL = publicURL
         self.logger = logger

@@ -3,10 +3,11 @@ import PurseCore
 import ServiceLifecycle
 
 /// Periodic housekeeping inside `purse serve`: forgets idempotency keys past their 24 hours,
-/// deletes long-expired ephemeral keys, and cancels setup intents abandoned for a day.
+/// deletes long-expired ephemeral keys and customer sessions, and cancels setup intents abandoned for a day.
 struct MaintenanceService: Service {
     let idempotency: IdempotencyStore
     let ephemeralKeys: EphemeralKeyService
+    let sessions: CustomerSessionService
     let setupIntents: SetupIntentService
     let logger: Logger
     var interval: Duration = .seconds(600)
@@ -15,6 +16,7 @@ struct MaintenanceService: Service {
         while !Task.isShuttingDownGracefully {
             await sweep("expired idempotency keys") { try await idempotency.prune() }
             await sweep("expired ephemeral keys") { try await ephemeralKeys.sweepExpired() }
+            await sweep("expired customer sessions") { try await sessions.sweepExpired() }
             await sweep("abandoned setup intents") { try await setupIntents.sweepAbandoned() }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }

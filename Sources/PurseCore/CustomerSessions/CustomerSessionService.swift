@@ -1,0 +1,114 @@
+import Foundation
+public import Postgres
+public import PurseModels
+
+/// Customer sessions: created with the secret key, revoked with `DELETE`, presented by the app
+/// (the client secret, with the publishable key) to `GET /v1/elements/sessions`, which hands
+/// out the session's ephemeral key.
+public struct CustomerSessionService: Sendable {
+    private let pool: PostgresClient
+    private let secrets: DerivedSecrets
+    /// Seconds a new session lives.
+    private let lifetime: Int
+
+    public init(pool: PostgresClient, masterKey: MasterKey, lifetime: Int) {
+        self.pool = pool
+        self.secrets = DerivedSecrets(masterKey: masterKey)
+        self.lifetime = lifetime
+    }
+
+    static let columns = "id, account_id, customer_id, components, created, expires_at, revoked_at IS NOT NULL AS revoked"
+
+    public func create(_ params: CustomerSessionCreateParameters, by caller: Credential) async throws -> CustomerSession {
+        let components = try params.resolvedComponents()
+        let now = Clock.now
+        let clientSecret = "cuss_secret_" + ObjectID.randomBase62(length: 48)
+        let session = CustomerSession(
+            id: ObjectID.make(.customerSession), clientSecret: clientSecret, components: components, created: now,
+            customer: params.customer, expiresAt: now + lifetime
+        )
+        let apiKey = secrets.customerSessionAPIKey(session.id)
+        let inserted = try await pool.query(
+            """
+            INSERT INTO customer_sessions (id, account_id, customer_id, client_secret_hash, api_key_hash, components, created, expires_at)
+            SELECT \(session.id), \(caller.accountID), c.id, \(SecretHash.sha256(clientSecret)), \(SecretHash.sha256(apiKey)),
+                   \(StoredJSON.encode(components)), \(now), \(session.expiresAt)
+            FROM customers c WHERE c.id = \(params.customer) AND c.account_id = \(caller.accountID) AND NOT c.deleted
+            RETURNING id
+            """
+        )
+        guard !inserted.isEmpty else { throw PurseError.noSuch("customer", params.customer, param: "customer") }
+        return session
+    }
+
+    /// Revokes a session at once (its client secret and its key); returns it.
+    public func revoke(_ id: String, by caller: Credential) async throws -> CustomerSession {
+        let rows = try await pool.query(
+            """
+            UPDATE customer_sessions SET revoked_at = coalesce(revoked_at, now())
+            WHERE id = \(id) AND account_id = \(caller.accountID)
+            RETURNING \(unsafeSQL: Self.columns)
+            """
+        )
+        guard let row = rows.first else { throw PurseError.noSuch("customer session", id, param: "id") }
+        return try Self.session(row)
+    }
+
+    /// A live session of `account` by its client secret, with the key it hands out.
+    public func resolve(clientSecret: String, account: String) async throws -> (session: CustomerSession, apiKey: String) {
+        let hash = SecretHash.sha256(clientSecret)
+        let rows = try await pool.query(
+            """
+            SELECT \(unsafeSQL: Self.columns), client_secret_hash FROM customer_sessions s
+            WHERE client_secret_hash = \(hash) AND account_id = \(account)
+              AND EXISTS (SELECT 1 FROM customers c WHERE c.id = s.customer_id AND NOT c.deleted)
+            """
+        )
+        guard let row = rows.first, SecretHash.constantTimeEquals(try row["client_secret_hash"], hash),
+            try !row["revoked", as: Bool.self]
+        else {
+            throw PurseError(
+                .invalidRequest, code: "resource_missing", message: "No such customer session: the client secret is unknown or revoked.",
+                param: "customer_session_client_secret"
+            )
+        }
+        let session = try Self.session(row)
+        guard session.expiresAt > Clock.now else {
+            throw PurseError(
+                .invalidRequest, code: "customer_session_expired", message: "The customer session has expired.",
+                param: "customer_session_client_secret"
+            )
+        }
+        return (session, secrets.customerSessionAPIKey(session.id))
+    }
+
+    /// Whether `clientSecret` is the client secret of session `id`.
+    public func isClientSecret(_ clientSecret: String, of id: String) async throws -> Bool {
+        let rows = try await pool.query("SELECT client_secret_hash FROM customer_sessions WHERE id = \(id)")
+        guard let row = rows.first else { return false }
+        return SecretHash.constantTimeEquals(try row["client_secret_hash"], SecretHash.sha256(clientSecret))
+    }
+
+    /// Deletes sessions that expired more than a day ago; returns how many.
+    public func sweepExpired() async throws -> Int {
+        try await pool.query("DELETE FROM customer_sessions WHERE expires_at < \(Clock.now - 86_400)").affectedRows
+    }
+
+    /// Revokes every session of a customer (in the caller's transaction).
+    static func revokeAll(customer: String, account: String, on connection: PostgresConnection) throws -> Int {
+        try connection.query(
+            """
+            UPDATE customer_sessions SET revoked_at = now()
+            WHERE account_id = \(account) AND customer_id = \(customer) AND revoked_at IS NULL AND expires_at > \(Clock.now)
+            """
+        ).affectedRows
+    }
+
+    static func session(_ row: PostgresRow) throws -> CustomerSession {
+        CustomerSession(
+            id: try row["id"], clientSecret: nil,
+            components: try StoredJSON.decode(CustomerSessionComponents.self, from: try row["components"]),
+            created: try row["created"], customer: try row["customer_id"], expiresAt: try row["expires_at"]
+        )
+    }
+}

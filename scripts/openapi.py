@@ -74,6 +74,7 @@ mandate_param = {"type": "object", "properties": {"customer_acceptance": {"type"
 pm_options_param = {"type": "object", "properties": {"card": {"type": "object", "properties": {"request_three_d_secure": {"enum": ["automatic", "any", "challenge"]}}, "additionalProperties": False}}, "additionalProperties": False}
 pm_data_param = {"type": "object", "properties": {k: v for k, v in pm_create_props.items() if k != "expand"}, "required": ["type"], "additionalProperties": False}
 si_create_props = {
+    "customer_sheet_settings": S,
     "customer": S, "payment_method": S, "payment_method_data": pm_data_param, "payment_method_types": PM_TYPES,
     "automatic_payment_methods": {"type": "object", "properties": {"enabled": {"type": "boolean"}, "allow_redirects": S}, "required": ["enabled"], "additionalProperties": False},
     "payment_method_options": pm_options_param, "usage": {"enum": ["on_session", "off_session"]}, "confirm": {"type": "boolean"},
@@ -95,6 +96,21 @@ session_components = {"type": "object", "properties": {
     "mobile_payment_element": component({"payment_method_allow_redisplay_filters": REDISPLAY_FILTERS, "payment_method_redisplay": TOGGLE, "payment_method_remove": TOGGLE, "payment_method_remove_last": TOGGLE, "payment_method_save": TOGGLE, "payment_method_save_allow_redisplay_override": {"enum": ["always", "limited", "unspecified"]}, "payment_method_set_as_default": TOGGLE}),
     "payment_element": component({"payment_method_allow_redisplay_filters": REDISPLAY_FILTERS, "payment_method_redisplay": TOGGLE, "payment_method_redisplay_limit": {"type": "integer", "minimum": 1, "maximum": 10}, "payment_method_remove": TOGGLE, "payment_method_save": TOGGLE, "payment_method_save_usage": {"enum": ["on_session", "off_session"]}}),
 }, "additionalProperties": False}
+MODE = {"enum": ["automatic", "always", "never"]}
+CLEARABLE = lambda items: {"anyOf": [{"type": "array", "items": items}, {"const": ""}]}
+sheet_settings_props = {
+    "name": STR,
+    "payment_method_types": {"type": "array", "items": {"enum": ["card", "us_bank_account", "sepa_debit"]}, "minItems": 1},
+    "billing_details_collection": {"type": "object", "properties": {"name": MODE, "email": MODE, "phone": MODE, "address": {"enum": ["automatic", "full", "never"]}, "attach_defaults_to_payment_method": {"type": "boolean"}}, "additionalProperties": False},
+    "default_billing_details": billing_param,
+    "saved_payment_method_filter": {"type": "object", "properties": {
+        "card": {"type": "object", "properties": {"funding": CLEARABLE({"enum": ["credit", "debit", "prepaid", "unknown"]}), "brands": CLEARABLE({"enum": ["visa", "mastercard", "amex", "discover", "diners", "jcb", "unionpay", "unknown"]})}, "additionalProperties": False},
+        "hide_expired": {"type": "boolean"},
+        "allow_redisplay": CLEARABLE({"enum": ["always", "limited", "unspecified"]}),
+        "countries": CLEARABLE({"type": "string", "pattern": "^[A-Z]{2}$"})}, "additionalProperties": False},
+    "duplicate_cards": {"enum": ["allow", "reuse"]},
+    "expand": {"type": "array", "items": S},
+}
 HTML = {"description": "An HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}
 AUTH_PATH = [pathid("The setup intent"), {"name": "token", "in": "path", "required": True, "schema": S, "description": "The page's token"}]
 
@@ -133,7 +149,7 @@ doc = {
       "post": {"operationId": "selectPaymentOption", "summary": "Select a payment method (it becomes the default), apple_pay, link, or none (empty)", "parameters": [pathid("The customer")], "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {"option": S, "expand": {"type": "array", "items": S}}, "required": ["option"], "additionalProperties": False}}, "application/json": {"schema": {"type": "object", "properties": {"option": {"type": ["string", "null"]}, "expand": {"type": "array", "items": S}}, "required": ["option"], "additionalProperties": False}}}}, "responses": resp(ref("SelectedPaymentOption"))},
     },
     "/v1/customers/{id}/revoke_credentials": {"post": {"operationId": "revokeCustomerCredentials", "summary": "Revoke every ephemeral key and customer session of the customer at once (sign out everywhere)", "parameters": [pathid("The customer")], "requestBody": body({"expand": {"type": "array", "items": S}}), "responses": resp(ref("CredentialRevocation"))}},
-    "/v1/ephemeral_keys": {"post": {"operationId": "createEphemeralKey", "summary": "Create an ephemeral key for a customer's device (secret key; the Stripe-Version header is required)", "parameters": [{"name": "Stripe-Version", "in": "header", "required": True, "schema": S}], "requestBody": body({"customer": S, "expand": {"type": "array", "items": S}}, ["customer"]), "responses": resp(ref("EphemeralKey"))}},
+    "/v1/ephemeral_keys": {"post": {"operationId": "createEphemeralKey", "summary": "Create an ephemeral key for a customer's device (secret key; the Stripe-Version header is required)", "parameters": [{"name": "Stripe-Version", "in": "header", "required": True, "schema": S}], "requestBody": body({"customer": S, "customer_sheet_settings": S, "expand": {"type": "array", "items": S}}, ["customer"]), "responses": resp(ref("EphemeralKey"))}},
     "/v1/ephemeral_keys/{id}": {"delete": {"operationId": "revokeEphemeralKey", "summary": "Revoke an ephemeral key at once", "parameters": [pathid()], "responses": resp(ref("EphemeralKey"))}},
     "/v1/setup_intents": {
       "post": {"operationId": "createSetupIntent", "summary": "Create a setup intent (secret key)", "requestBody": body(si_create_props), "responses": resp(ref("SetupIntent"))},
@@ -151,10 +167,20 @@ doc = {
                "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {"action": {"enum": ["complete", "fail"]}}, "required": ["action"]}}}},
                "responses": {"200": HTML, "303": {"description": "Back to return_url"}, "default": ERR}},
     },
-    "/v1/customer_sessions": {"post": {"operationId": "createCustomerSession", "summary": "Create a customer session (secret key); its client_secret is shown once", "requestBody": body({"customer": S, "components": session_components, "expand": {"type": "array", "items": S}}, ["customer", "components"]), "responses": resp(ref("CustomerSession"))}},
+    "/v1/customer_sessions": {"post": {"operationId": "createCustomerSession", "summary": "Create a customer session (secret key); its client_secret is shown once", "requestBody": body({"customer": S, "components": session_components, "customer_sheet_settings": S, "expand": {"type": "array", "items": S}}, ["customer", "components"]), "responses": resp(ref("CustomerSession"))}},
     "/v1/customer_sessions/{id}": {"delete": {"operationId": "revokeCustomerSession", "summary": "Revoke a customer session at once (Purse)", "parameters": [pathid()], "responses": resp(ref("CustomerSession"))}},
     "/v1/elements/payment_methods/{id}/detach": {"post": {"operationId": "elementsDetachPaymentMethod", "summary": "Remove a saved method (bearer: the session's key), refused when payment_method_remove is disabled", "parameters": [pathid()], "requestBody": body({"customer_session_client_secret": S, "expand": {"type": "array", "items": S}}), "responses": resp(ref("PaymentMethod"))}},
     "/v1/elements/customers/{id}/set_default_payment_method": {"post": {"operationId": "elementsSetDefaultPaymentMethod", "summary": "Set the default (bearer: the session's key); never gated; returns the customer", "parameters": [pathid("The customer")], "requestBody": body({"payment_method": S, "customer_session_client_secret": S, "expand": {"type": "array", "items": S}}, ["payment_method"]), "responses": resp(ref("Customer"))}},
+    "/v1/customer_sheet_settings": {
+      "post": {"operationId": "createCustomerSheetSettings", "summary": "Create sheet settings (secret key; Purse)", "requestBody": body(sheet_settings_props), "responses": resp(ref("CustomerSheetSettings"))},
+      "get": {"operationId": "listCustomerSheetSettings", "summary": "List sheet settings (secret key)", "parameters": PAGE + [EXPAND], "responses": resp(ref("CustomerSheetSettingsList"))},
+    },
+    "/v1/customer_sheet_settings/current": {"get": {"operationId": "currentCustomerSheetSettings", "summary": "The settings in force for a customer's ephemeral or session key", "parameters": [EXPAND], "responses": resp(ref("CustomerSheetSettings"))}},
+    "/v1/customer_sheet_settings/{id}": {
+      "get": {"operationId": "retrieveCustomerSheetSettings", "summary": "Retrieve sheet settings by id, or `default`", "parameters": [pathid("An id, or default"), EXPAND], "responses": resp(ref("CustomerSheetSettings"))},
+      "post": {"operationId": "updateCustomerSheetSettings", "summary": "Update sheet settings: only what is sent changes, nested fields merge, an empty value clears a list", "parameters": [pathid("An id, or default")], "requestBody": body(sheet_settings_props), "responses": resp(ref("CustomerSheetSettings"))},
+      "delete": {"operationId": "deleteCustomerSheetSettings", "summary": "Delete sheet settings (not the default); what named them falls back to the default", "parameters": [pathid()], "responses": resp(ref("DeletedObject"))},
+    },
     "/v1/elements/sessions": {"get": {"operationId": "retrieveElementsSession", "summary": "What the mobile SDK reads before showing a sheet (publishable key)", "parameters": [
         q("type", {"enum": ["setup_intent", "deferred_intent"]}, required=True), q("client_secret", S),
         q("deferred_intent", {"type": "object", "properties": {"mode": {"enum": ["setup", "payment"]}, "payment_method_types": {"type": "array", "items": S}, "currency": S, "amount": {"type": "integer"}, "setup_future_usage": S, "capture_method": S}}),
@@ -244,6 +270,12 @@ doc = {
       "CustomerSession": {"type": "object", "required": ["id", "object", "components", "created", "customer", "expires_at", "livemode"], "properties": {
           "id": S, "object": {"const": "customer_session"}, "client_secret": S, "components": {"type": "object"}, "created": {"type": "integer"},
           "customer": {"anyOf": [S, {"type": "object"}]}, "customer_account": nullable("string"), "expires_at": {"type": "integer"}, "livemode": {"type": "boolean"}}},
+      "CustomerSheetSettings": {"type": "object", "required": ["id", "object", "is_default", "created", "payment_method_types", "billing_details_collection", "default_billing_details", "saved_payment_method_filter", "duplicate_cards"], "properties": {
+          "id": S, "object": {"const": "customer_sheet_settings"}, "name": nullable("string"), "is_default": {"type": "boolean"},
+          "created": {"type": "integer"}, "livemode": {"type": "boolean"}, "payment_method_types": {"type": "array", "items": S},
+          "billing_details_collection": {"type": "object"}, "default_billing_details": ref("BillingDetails"),
+          "saved_payment_method_filter": {"type": "object"}, "duplicate_cards": {"enum": ["allow", "reuse"]}}},
+      "CustomerSheetSettingsList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("CustomerSheetSettings")}}}]},
       "EventList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("Event")}}}]},
     },
   },

@@ -11,6 +11,7 @@ public enum PurseSQL {
         ("0006_payment_methods.sql", text(PackageResources._006_payment_methods_sql)),
         ("0007_ephemeral_keys_and_setup_intents.sql", text(PackageResources._007_ephemeral_keys_and_setup_intents_sql)),
         ("0008_customer_sessions.sql", text(PackageResources._008_customer_sessions_sql)),
+        ("0009_customer_sheet_settings.sql", text(PackageResources._009_customer_sheet_settings_sql)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

@@ -49,6 +49,7 @@ SETUP_INTENT_FIELDS = PUBLISHABLE_FIELDS | {
     "application", "automatic_payment_methods", "customer", "excluded_payment_method_types", "flow_directions",
     "latest_attempt", "mandate", "metadata", "on_behalf_of", "payment_method_configuration_details",
     "payment_method_options", "single_use_mandate",
+    "customer_sheet_settings",  # Purse's own: the sheet settings its confirmation checks against
 }
 CLIENT_SECRET = re.compile(r"^(seti_[^_]+)_secret_[^_]+$")  # what stripe-ios and stripe-android accept
 

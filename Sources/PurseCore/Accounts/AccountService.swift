@@ -26,6 +26,7 @@ public struct AccountService: Sendable {
             )
             try Self.insert(secret, on: connection)
             try Self.insert(publishable, on: connection)
+            try SheetSettingsService.createDefault(account: account.id, on: connection)
         }
         return CreatedAccount(account: account, secretKey: secret, publishableKey: publishable)
     }
@@ -41,6 +42,8 @@ public struct AccountService: Sendable {
                 ON CONFLICT (id) DO NOTHING
                 """
             )
+            let settings = try connection.query("SELECT 1 FROM customer_sheet_settings WHERE account_id = \(keys.account) AND is_default")
+            if settings.isEmpty { try SheetSettingsService.createDefault(account: keys.account, on: connection) }
             for (id, key, kind) in [(keys.secretKeyID, keys.secretKey, "secret"), (keys.publishableKeyID, keys.publishableKey, "publishable")] {
                 let hash = SecretHash.sha256(key)
                 try connection.query(

@@ -28,11 +28,12 @@ public struct Authenticator: Sendable {
         let rows = try await pool.query(
             """
             SELECT 'ephemeral_key' AS source, k.id, k.account_id, k.customer_id, k.secret_hash AS hash, k.expires AS expires,
-                   NULL::jsonb AS components
+                   NULL::jsonb AS components, k.sheet_settings_id
             FROM ephemeral_keys k JOIN customers c ON c.id = k.customer_id
             WHERE k.secret_hash = \(hash) AND k.revoked_at IS NULL AND NOT c.deleted
             UNION ALL
-            SELECT 'customer_session', s.id, s.account_id, s.customer_id, s.api_key_hash, s.expires_at, s.components
+            SELECT 'customer_session', s.id, s.account_id, s.customer_id, s.api_key_hash, s.expires_at, s.components,
+                   s.sheet_settings_id
             FROM customer_sessions s JOIN customers c ON c.id = s.customer_id
             WHERE s.api_key_hash = \(hash) AND s.revoked_at IS NULL AND NOT c.deleted
             """
@@ -43,7 +44,8 @@ public struct Authenticator: Sendable {
             .map(SessionPermissions.init)
         return Credential(
             kind: permissions == nil ? .ephemeralKey : .customerSession, accountID: try row["account_id"],
-            customerID: try row["customer_id"], sourceID: try row["id"], session: permissions
+            customerID: try row["customer_id"], sourceID: try row["id"], session: permissions,
+            sheetSettingsID: try row["sheet_settings_id"]
         )
     }
 

@@ -20,13 +20,19 @@ public struct Credential: Sendable, Hashable {
     public let sourceID: String
     /// For a customer session's key: what its features allow.
     public let session: SessionPermissions?
+    /// The sheet settings the key or session was created with; nil means the account's default.
+    public let sheetSettingsID: String?
 
-    public init(kind: Kind, accountID: String, customerID: String? = nil, sourceID: String, session: SessionPermissions? = nil) {
+    public init(
+        kind: Kind, accountID: String, customerID: String? = nil, sourceID: String, session: SessionPermissions? = nil,
+        sheetSettingsID: String? = nil
+    ) {
         self.kind = kind
         self.accountID = accountID
         self.customerID = customerID
         self.sourceID = sourceID
         self.session = session
+        self.sheetSettingsID = sheetSettingsID
     }
 
     /// Whether the credential may act on everything in its account.

@@ -7,6 +7,13 @@ public enum FeatureToggle: String, Sendable, CaseIterable, ParameterEnum { case 
 public struct CustomerSessionCreateParameters: Decodable, Sendable {
     public var customer: String
     public var components: Components
+    /// Sheet settings for the session (an id or `default`); otherwise the account's default.
+    public var customerSheetSettings: String?
+
+    enum CodingKeys: String, CodingKey {
+        case customer, components
+        case customerSheetSettings = "customer_sheet_settings"
+    }
 
     public struct Components: Decodable, Sendable {
         public var buyButton: Toggle?

@@ -17,22 +17,27 @@ public struct CustomerSessionService: Sendable {
         self.lifetime = lifetime
     }
 
-    static let columns = "id, account_id, customer_id, components, created, expires_at, revoked_at IS NOT NULL AS revoked"
+    static let columns = "id, account_id, customer_id, components, created, expires_at, revoked_at IS NOT NULL AS revoked, sheet_settings_id"
 
     public func create(_ params: CustomerSessionCreateParameters, by caller: Credential) async throws -> CustomerSession {
         let components = try params.resolvedComponents()
         let now = Clock.now
         let clientSecret = "cuss_secret_" + ObjectID.randomBase62(length: 48)
-        let session = CustomerSession(
+        var session = CustomerSession(
             id: ObjectID.make(.customerSession), clientSecret: clientSecret, components: components, created: now,
             customer: params.customer, expiresAt: now + lifetime
         )
         let apiKey = secrets.customerSessionAPIKey(session.id)
+        let settings = try await pool.withConnection {
+            try SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, on: $0)
+        }
+        session.customerSheetSettings = settings
         let inserted = try await pool.query(
             """
-            INSERT INTO customer_sessions (id, account_id, customer_id, client_secret_hash, api_key_hash, components, created, expires_at)
+            INSERT INTO customer_sessions (id, account_id, customer_id, client_secret_hash, api_key_hash, components, created,
+                                           expires_at, sheet_settings_id)
             SELECT \(session.id), \(caller.accountID), c.id, \(SecretHash.sha256(clientSecret)), \(SecretHash.sha256(apiKey)),
-                   \(StoredJSON.encode(components)), \(now), \(session.expiresAt)
+                   \(StoredJSON.encode(components)), \(now), \(session.expiresAt), \(settings)
             FROM customers c WHERE c.id = \(params.customer) AND c.account_id = \(caller.accountID) AND NOT c.deleted
             RETURNING id
             """
@@ -105,10 +110,12 @@ public struct CustomerSessionService: Sendable {
     }
 
     static func session(_ row: PostgresRow) throws -> CustomerSession {
-        CustomerSession(
+        var session = CustomerSession(
             id: try row["id"], clientSecret: nil,
             components: try StoredJSON.decode(CustomerSessionComponents.self, from: try row["components"]),
             created: try row["created"], customer: try row["customer_id"], expiresAt: try row["expires_at"]
         )
+        session.customerSheetSettings = try row["sheet_settings_id"]
+        return session
     }
 }

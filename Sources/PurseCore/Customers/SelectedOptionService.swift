@@ -55,7 +55,27 @@ public struct SelectedOptionService: Sendable {
             return SelectedPaymentOption(customer: customer, option: selected, paymentMethod: nil)
         }
         let method = try PaymentMethodStore.paymentMethod(row)
-        return SelectedPaymentOption(customer: customer, option: method.id, paymentMethod: method)
+        return SelectedPaymentOption(
+            customer: customer, option: method.id, paymentMethod: method,
+            unavailableReason: try unavailableReason(method, for: caller, on: connection)
+        )
+    }
+
+    /// Why the sheet could not show the selected method under the settings in force: `expired`,
+    /// or `filtered` when the saved-method filter hides it (spec §4).
+    static func unavailableReason(_ method: PaymentMethod, for caller: Credential, on connection: PostgresConnection) throws -> String? {
+        let now = Clock.now
+        if let card = method.card, (card.expYear, card.expMonth) < (Calendar.year(of: now), Calendar.month(of: now)) {
+            return "expired"
+        }
+        let settings = try SheetSettingsService.inForce(for: caller, on: connection)
+        let visible = try connection.query(
+            """
+            SELECT \(settings.savedPaymentMethodFilter.condition(now: now)) AS visible
+            FROM payment_methods WHERE id = \(method.id) AND account_id = \(caller.accountID)
+            """
+        )
+        return try visible.first?["visible", as: Bool.self] == false ? "filtered" : nil
     }
 
     /// `pm.id, pm.created, ...` from the store's column list.

@@ -6,14 +6,19 @@ public struct ElementsSessionService: Sendable {
     private let setupIntents: SetupIntentService
     private let sessions: CustomerSessionService
     private let paymentMethods: PaymentMethodService
+    private let sheetSettings: SheetSettingsService
 
     /// The country Purse reports for the merchant and for payment method preference.
     public static let merchantCountry = "US"
 
-    public init(setupIntents: SetupIntentService, sessions: CustomerSessionService, paymentMethods: PaymentMethodService) {
+    public init(
+        setupIntents: SetupIntentService, sessions: CustomerSessionService, paymentMethods: PaymentMethodService,
+        sheetSettings: SheetSettingsService
+    ) {
         self.setupIntents = setupIntents
         self.sessions = sessions
         self.paymentMethods = paymentMethods
+        self.sheetSettings = sheetSettings
     }
 
     public struct Parameters: Decodable, Sendable {
@@ -57,6 +62,7 @@ public struct ElementsSessionService: Sendable {
     public func session(_ params: Parameters, by caller: Credential) async throws -> ElementsSession {
         let preference: ElementsSession.PaymentMethodPreference
         var unactivated: [String] = []
+        var settingsName: String?
         switch params.type {
         case .setupIntent:
             guard let clientSecret = params.clientSecret else { throw PurseError.missingParameter("client_secret") }
@@ -73,6 +79,7 @@ public struct ElementsSessionService: Sendable {
             } catch let error as PurseError where error.category == .notFound {
                 throw PurseError.noSuch("setupintent", id, param: "client_secret")
             }
+            settingsName = intent.customerSheetSettings
             let view = try intent.json(for: Credential(kind: .publishable, accountID: caller.accountID, sourceID: caller.sourceID))
             preference = .init(
                 countryCode: Self.merchantCountry, orderedPaymentMethodTypes: intent.paymentMethodTypes, type: "setup_intent",
@@ -88,23 +95,31 @@ public struct ElementsSessionService: Sendable {
                 type: "deferred_intent", setupIntent: nil
             )
         }
-        var session = ElementsSession(
+        var elements = ElementsSession(
             sessionID: "elements_session_" + ObjectID.randomBase62(length: 12), paymentMethodPreference: preference,
             unactivatedPaymentMethodTypes: unactivated, merchantCountry: Self.merchantCountry
         )
         if let clientSecret = params.customerSessionClientSecret {
-            session.customer = try await customer(clientSecret: clientSecret, by: caller)
+            let (session, apiKey) = try await sessions.resolve(clientSecret: clientSecret, account: caller.accountID)
+            settingsName = session.customerSheetSettings ?? settingsName
+            let settings = try await sheetSettings.inForce(for: caller, named: settingsName)
+            elements.customer = try await customer(session, apiKey: apiKey, settings: settings, by: caller)
+            elements.customerSheetSettings = try JSONValueEncoder().encode(settings)
+        } else {
+            elements.customerSheetSettings = try JSONValueEncoder().encode(try await sheetSettings.inForce(for: caller, named: settingsName))
         }
-        return session
+        return elements
     }
 
-    /// `customer`: the session's customer as the sheet shows it, and the session's key (derived,
-    /// the same on every call, expiring with the session).
-    private func customer(clientSecret: String, by caller: Credential) async throws -> JSONValue {
-        let (session, apiKey) = try await sessions.resolve(clientSecret: clientSecret, account: caller.accountID)
+    /// `customer`: the session's customer as the sheet shows it (through the session's redisplay
+    /// filters and the sheet settings' filter), and the session's key (derived, the same on every
+    /// call, expiring with the session).
+    private func customer(
+        _ session: CustomerSession, apiKey: String, settings: CustomerSheetSettings, by caller: Credential
+    ) async throws -> JSONValue {
         let permissions = SessionPermissions(session.components)
         let shown = try await paymentMethods.sheetMethods(
-            customer: session.customer, allowRedisplay: permissions.allowRedisplayFilters,
+            customer: session.customer, allowRedisplay: permissions.allowRedisplayFilters, settings: settings,
             by: Credential(kind: .secret, accountID: caller.accountID, sourceID: session.id)
         )
         let encoder = JSONValueEncoder()

@@ -15,6 +15,13 @@ public struct EphemeralKeyService: Sendable {
 
     public struct CreateParameters: Decodable, Sendable {
         public var customer: String
+        /// Sheet settings for the key's sheet (an id or `default`); otherwise the account's default.
+        public var customerSheetSettings: String?
+
+        enum CodingKeys: String, CodingKey {
+            case customer
+            case customerSheetSettings = "customer_sheet_settings"
+        }
     }
 
     public func create(_ params: CreateParameters, by caller: Credential) async throws -> EphemeralKey {
@@ -23,14 +30,17 @@ public struct EphemeralKeyService: Sendable {
         let key = EphemeralKey(
             id: ObjectID.make(.ephemeralKey), customer: params.customer, created: now, expires: now + lifetime, secret: secret
         )
-        let inserted = try await pool.query(
-            """
-            INSERT INTO ephemeral_keys (id, account_id, customer_id, secret_hash, created, expires)
-            SELECT \(key.id), \(caller.accountID), c.id, \(SecretHash.sha256(secret)), \(key.created), \(key.expires)
-            FROM customers c WHERE c.id = \(params.customer) AND c.account_id = \(caller.accountID) AND NOT c.deleted
-            RETURNING id
-            """
-        )
+        let inserted = try await pool.withConnection { connection in
+            let settings = try SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, on: connection)
+            return try connection.query(
+                """
+                INSERT INTO ephemeral_keys (id, account_id, customer_id, secret_hash, created, expires, sheet_settings_id)
+                SELECT \(key.id), \(caller.accountID), c.id, \(SecretHash.sha256(secret)), \(key.created), \(key.expires), \(settings)
+                FROM customers c WHERE c.id = \(params.customer) AND c.account_id = \(caller.accountID) AND NOT c.deleted
+                RETURNING id
+                """
+            )
+        }
         guard !inserted.isEmpty else { throw PurseError.noSuch("customer", params.customer, param: "customer") }
         return key
     }

@@ -18,10 +18,19 @@ public struct PaymentMethodService: Sendable {
     }
 
     /// Checks and stores a new, unattached payment method. Nothing of the number is kept.
+    /// With a client credential, the sheet settings in force decide what may be saved (spec §4).
     public func create(_ params: PaymentMethodCreateParameters, by caller: Credential) async throws -> PaymentMethod {
         let new = try factory.make(params, account: caller.accountID)
-        try await pool.query(PaymentMethodStore.insert(new, account: caller.accountID))
-        return new.model
+        let saved = try await pool.withConnection { connection -> NewPaymentMethod in
+            var method = new
+            if caller.isClient {
+                let settings = try SheetSettingsService.inForce(for: caller, on: connection)
+                method.model = try SheetRules.enforce(settings, on: method.model, billingParam: "billing_details", typeParam: "type")
+            }
+            try connection.query(PaymentMethodStore.insert(method, account: caller.accountID))
+            return method
+        }
+        return saved.model
     }
 
     public func retrieve(_ id: String, by caller: Credential) async throws -> PaymentMethod {
@@ -51,10 +60,16 @@ public struct PaymentMethodService: Sendable {
             """
         if let type = params.type { filter.append(" AND type = \(type.rawValue)") }
         if let redisplay = params.allowRedisplay { filter.append(" AND allow_redisplay = \(redisplay.rawValue)") }
-        let condition = filter
+        let requested = filter
         return try await pool.withConnection { connection in
             guard try CustomerVisibility.isVisible(customer, by: caller, on: connection) else {
                 throw PurseError.noSuch("customer", customer, param: customerParam)
+            }
+            var condition = requested
+            if caller.isClient {
+                // What a client lists is filtered by the sheet settings in force; the secret key sees all.
+                let settings = try SheetSettingsService.inForce(for: caller, on: connection)
+                condition.append(" AND \(settings.savedPaymentMethodFilter.condition(now: Clock.now))")
             }
             return try PaymentMethodStore.list.page(
                 on: connection, where: condition, pagination: pagination, decode: PaymentMethodStore.paymentMethod
@@ -65,9 +80,10 @@ public struct PaymentMethodService: Sendable {
     /// What a sheet shows of a customer: the attached methods whose `allow_redisplay` is one of
     /// `allowRedisplay` (newest first, at most 100), and the default payment method.
     public func sheetMethods(
-        customer: String, allowRedisplay: [String], by caller: Credential
+        customer: String, allowRedisplay: [String], settings: CustomerSheetSettings, by caller: Credential
     ) async throws -> (methods: [PaymentMethod], defaultMethod: String?) {
-        try await pool.withConnection { connection in
+        let filter = settings.savedPaymentMethodFilter.condition(now: Clock.now)
+        return try await pool.withConnection { connection in
             let customerRow = try connection.query(
                 """
                 SELECT default_payment_method FROM customers
@@ -79,7 +95,7 @@ public struct PaymentMethodService: Sendable {
                 """
                 SELECT \(unsafeSQL: PaymentMethodStore.columns) FROM payment_methods
                 WHERE account_id = \(caller.accountID) AND customer_id = \(customer) AND state = 'attached'
-                  AND allow_redisplay = ANY(\(PostgresTextArray(allowRedisplay)))
+                  AND allow_redisplay = ANY(\(PostgresTextArray(allowRedisplay))) AND \(filter)
                 ORDER BY created DESC, seq DESC LIMIT 100
                 """
             ).map(PaymentMethodStore.paymentMethod)
@@ -143,6 +159,12 @@ public struct PaymentMethodService: Sendable {
         return try await pool.withTransaction { connection in
             let owner = try CustomerService.lockActive(customer, by: caller, on: connection, param: "customer")
             if let new = prepared.new { try connection.query(PaymentMethodStore.insert(new, account: caller.accountID)) }
+            if caller.isClient, let saved = try DuplicateCards.reuse(
+                prepared.id, for: owner.id, settings: try SheetSettingsService.inForce(for: caller, on: connection),
+                caller: caller, request: request, events: events, on: connection
+            ) {
+                return saved
+            }
             let attached = try Self.attach(prepared.id, to: owner.id, caller: caller, on: connection)
             if attached.changed {
                 try events.record(

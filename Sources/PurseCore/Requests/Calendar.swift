@@ -12,6 +12,10 @@ public enum Calendar {
         utc.component(.year, from: Date(timeIntervalSince1970: TimeInterval(time)))
     }
 
+    public static func day(of time: Int) -> Int {
+        utc.component(.day, from: Date(timeIntervalSince1970: TimeInterval(time)))
+    }
+
     public static func month(of time: Int) -> Int {
         utc.component(.month, from: Date(timeIntervalSince1970: TimeInterval(time)))
     }

@@ -101,8 +101,11 @@ public struct SetupIntentCreateParameters: Decodable, Sendable {
     public var metadata: MetadataParameter?
     public var mandateData: MandateDataParameters?
     public var useStripeSDK: Bool?
+    /// Sheet settings the confirmation checks against (an id or `default`).
+    public var customerSheetSettings: String?
 
     enum CodingKeys: String, CodingKey {
+        case customerSheetSettings = "customer_sheet_settings"
         case customer
         case paymentMethod = "payment_method"
         case paymentMethodData = "payment_method_data"

@@ -46,6 +46,7 @@ public struct SetupIntentService: Sendable {
             if let customer, !(try CustomerVisibility.isVisible(customer, by: caller, on: connection)) {
                 throw PurseError.noSuch("customer", customer, param: "customer")
             }
+            let settings = try SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, on: connection)
             var methodID = newMethod?.model.id
             if let newMethod { try connection.query(PaymentMethodStore.insert(newMethod, account: caller.accountID)) }
             if let requested = params.paymentMethod {
@@ -56,11 +57,11 @@ public struct SetupIntentService: Sendable {
             try connection.query(
                 """
                 INSERT INTO setup_intents (id, account_id, created, customer_id, status, usage, payment_method_types,
-                                           payment_method_id, description, metadata, return_url)
+                                           payment_method_id, description, metadata, return_url, sheet_settings_id)
                 VALUES (\(id), \(caller.accountID), \(Clock.now), \(customer),
                         \(methodID == nil ? "requires_payment_method" : "requires_confirmation"),
                         \((params.usage ?? .offSession).rawValue), \(PostgresTextArray(types.map(\.rawValue))), \(methodID),
-                        \(description), \(StoredJSON.encode(metadata)), \(returnURL))
+                        \(description), \(StoredJSON.encode(metadata)), \(returnURL), \(settings))
                 """
             )
             let intent = Self.render(try SetupIntentStore.find(id, account: caller.accountID, on: connection)!, secrets, publicURL)
@@ -203,7 +204,7 @@ public struct SetupIntentService: Sendable {
                 let found = try Self.usablePaymentMethod(
                     requested, for: stored.intent.customer, caller: caller, factory: factory, on: connection
                 )
-                return Candidate(reference: found.processorReference, type: found.type, id: found.model.id, new: nil)
+                return Candidate(reference: found.processorReference, type: found.type, id: found.model.id, new: nil, existing: found.model)
             }
         } else {
             throw PurseError(
@@ -221,7 +222,18 @@ public struct SetupIntentService: Sendable {
             )
         }
         let mandate = try Self.mandate(params.mandateData, for: candidate.type, caller: caller)
+        // A client's confirmation saves under the intent's sheet settings (spec §4).
+        var checked = candidate
+        var settings: CustomerSheetSettings?
+        if caller.isClient {
+            let inForce = try await pool.withConnection {
+                try SheetSettingsService.inForce(for: caller, named: stored.intent.customerSheetSettings, on: $0)
+            }
+            settings = inForce
+            try checked.enforce(inForce, inline: params.paymentMethodData != nil)
+        }
         let decision = await processor.decide(reference: candidate.reference, type: candidate.type, at: .setup)
+        let (ready, inForce) = (checked, settings)
 
         let events = self.events
         let (secrets, publicURL) = (self.secrets, self.publicURL)
@@ -230,19 +242,27 @@ public struct SetupIntentService: Sendable {
                 throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
             }
             try Self.requireOpen(locked.intent, action: "confirm")
-            if let new = candidate.new { try connection.query(PaymentMethodStore.insert(new, account: caller.accountID)) }
+            if let new = ready.new { try connection.query(PaymentMethodStore.insert(new, account: caller.accountID)) }
+            if let billing = ready.updatedBillingDetails {
+                try connection.query(
+                    """
+                    UPDATE payment_methods SET billing_details = \(StoredJSON.encode(billing))
+                    WHERE id = \(ready.id) AND account_id = \(caller.accountID)
+                    """
+                )
+            }
             let context = Transition(
                 id: id, accountID: caller.accountID, customer: locked.intent.customer, request: request,
-                secrets: secrets, publicURL: publicURL, events: events, connection: connection
+                secrets: secrets, publicURL: publicURL, events: events, connection: connection, settings: inForce
             )
             switch decision {
             case .approved:
-                return (try context.succeed(paymentMethod: candidate.id, mandate: mandate, returnURL: returnURL), nil)
+                return (try context.succeed(paymentMethod: ready.id, mandate: mandate, returnURL: returnURL), nil)
             case .requiresAuthentication:
-                return (try context.requireAction(paymentMethod: candidate.id, mandate: mandate, returnURL: returnURL), nil)
+                return (try context.requireAction(paymentMethod: ready.id, mandate: mandate, returnURL: returnURL), nil)
             case .declined, .unusable:
                 let refusal = decision.refusal!
-                let intent = try context.fail(paymentMethod: candidate.id, error: refusal, type: refusal.category == .card ? "card_error" : "invalid_request_error")
+                let intent = try context.fail(paymentMethod: ready.id, error: refusal, type: refusal.category == .card ? "card_error" : "invalid_request_error")
                 return (intent, refusal)
             }
         }
@@ -267,9 +287,13 @@ public struct SetupIntentService: Sendable {
             guard stored.intent.status == "requires_action", let method = stored.intent.paymentMethod else {
                 return (Self.render(stored, secrets, publicURL), stored.returnURL)  // already decided
             }
+            // A client's confirmation finishes under the intent's sheet settings; the secret key's is never restricted.
+            let owner = Credential(kind: .publishable, accountID: stored.accountID, sourceID: "authentication-page")
+            let settings = stored.confirmedByClient
+                ? try SheetSettingsService.inForce(for: owner, named: stored.intent.customerSheetSettings, on: connection) : nil
             let context = Transition(
                 id: id, accountID: stored.accountID, customer: stored.intent.customer, request: request,
-                secrets: secrets, publicURL: publicURL, events: events, connection: connection
+                secrets: secrets, publicURL: publicURL, events: events, connection: connection, settings: settings
             )
             let intent: SetupIntent
             if succeeded {
@@ -363,7 +387,38 @@ public struct SetupIntentService: Sendable {
         let reference: String
         let type: PaymentMethodType
         let id: String
-        let new: NewPaymentMethod?
+        var new: NewPaymentMethod?
+        /// The saved method the confirmation names, when it names one.
+        let existing: PaymentMethod?
+        /// A saved method's billing details once the settings attached their defaults.
+        var updatedBillingDetails: BillingDetails?
+
+        init(reference: String, type: PaymentMethodType, id: String, new: NewPaymentMethod?, existing: PaymentMethod? = nil) {
+            self.reference = reference
+            self.type = type
+            self.id = id
+            self.new = new
+            self.existing = existing
+        }
+
+        /// Applies the sheet settings' rules to the method about to be saved.
+        mutating func enforce(_ settings: CustomerSheetSettings, inline: Bool) throws {
+            let billing = inline ? "payment_method_data[billing_details]" : "payment_method"
+            let type = inline ? "payment_method_data[type]" : "payment_method"
+            if var new {
+                new.model = try SheetRules.enforce(settings, on: new.model, billingParam: billing, typeParam: type)
+                self.new = new
+            } else if let existing {
+                // A saved method named by id: its fault is the `payment_method` parameter as a whole.
+                do {
+                    let checked = try SheetRules.enforce(settings, on: existing, billingParam: billing, typeParam: type)
+                    if checked.billingDetails != existing.billingDetails { updatedBillingDetails = checked.billingDetails }
+                } catch var error as PurseError {
+                    error.param = "payment_method"
+                    throw error
+                }
+            }
+        }
     }
 
     /// A publishable key must bring the intent's client secret; the secret key need not.

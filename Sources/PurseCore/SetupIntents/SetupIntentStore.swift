@@ -8,13 +8,16 @@ struct StoredSetupIntent: Sendable {
     var accountID: String
     var attempt: Int
     var returnURL: String?
+    /// Whether the pending confirmation came from a client credential.
+    var confirmedByClient: Bool
 }
 
 /// The SQL and rendering of setup intents.
 enum SetupIntentStore {
     static let columns = """
         id, account_id, created, customer_id, status, usage, payment_method_types, payment_method_id, description, metadata,
-        return_url, cancellation_reason, last_setup_error, mandate, authentication_attempt
+        return_url, cancellation_reason, last_setup_error, mandate, authentication_attempt, sheet_settings_id,
+        confirmed_by_client
         """
 
     static let list = KeysetList(table: "setup_intents", columns: columns, noun: "setup intent")
@@ -36,6 +39,7 @@ enum SetupIntentStore {
             status: try row["status"], usage: try row["usage"]
         )
         intent.cancellationReason = try row["cancellation_reason"]
+        intent.customerSheetSettings = try row["sheet_settings_id"]
         intent.lastSetupError = try StoredJSON.decodeIfPresent(SetupError.self, from: try row["last_setup_error"])
         if let mandate: PostgresJSON = try row["mandate"] {
             intent.mandate = try JSONReader.parse(mandate.text)["id"]?.stringValue
@@ -47,7 +51,7 @@ enum SetupIntentStore {
         }
         return StoredSetupIntent(
             intent: intent, accountID: try row["account_id"], attempt: try row["authentication_attempt", as: Int32.self].asInt,
-            returnURL: try row["return_url"]
+            returnURL: try row["return_url"], confirmedByClient: try row["confirmed_by_client"]
         )
     }
 }

@@ -12,14 +12,23 @@ struct Transition {
     let publicURL: PublicURL
     let events: EventRecorder
     let connection: PostgresConnection
+    /// The sheet settings of a client's confirmation (nil for the secret key, never restricted).
+    var settings: CustomerSheetSettings? = nil
 
     /// The account acting: these moves are the system's, for whoever confirmed.
     private var system: Credential { Credential(kind: .secret, accountID: accountID, sourceID: "setup-intent") }
 
-    /// Saved: attached to the intent's customer (if any), `succeeded`.
+    /// Saved: attached to the intent's customer (if any), `succeeded`. Under `duplicate_cards:
+    /// reuse` a card the customer already has is not saved twice: the intent gets the saved one.
     func succeed(paymentMethod: String, mandate: JSONValue?, returnURL: String?) throws -> SetupIntent {
+        var paymentMethod = paymentMethod
         if let customer {
             let owner = try CustomerService.lockActive(customer, by: system, on: connection, param: "customer")
+            if let settings, let saved = try DuplicateCards.reuse(
+                paymentMethod, for: owner.id, settings: settings, caller: system, request: request, events: events, on: connection
+            ) {
+                paymentMethod = saved.id
+            }
             let attached = try PaymentMethodService.attach(paymentMethod, to: owner.id, caller: system, on: connection)
             if attached.changed {
                 try events.record(
@@ -46,7 +55,7 @@ struct Transition {
             """
             UPDATE setup_intents
             SET status = 'requires_action', payment_method_id = \(paymentMethod), last_setup_error = NULL,
-                authentication_attempt = authentication_attempt + 1,
+                authentication_attempt = authentication_attempt + 1, confirmed_by_client = \(settings != nil),
                 mandate = coalesce(\(mandate.map { PostgresJSON(JSONWriter.string($0)) }), mandate),
                 return_url = coalesce(\(returnURL), return_url), updated_at = now()
             WHERE id = \(id)

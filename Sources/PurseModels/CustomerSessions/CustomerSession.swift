@@ -11,6 +11,8 @@ public struct CustomerSession: Codable, Sendable, Hashable {
     public var customerAccount: String?
     public var expiresAt: Int
     public var livemode: Bool = false
+    /// The sheet settings the session uses, when it names some (Purse's own).
+    public var customerSheetSettings: String?
 
     public init(id: String, clientSecret: String?, components: CustomerSessionComponents, created: Int, customer: String, expiresAt: Int) {
         self.id = id
@@ -28,6 +30,7 @@ public struct CustomerSession: Codable, Sendable, Hashable {
         case customerAccount = "customer_account"
         case expiresAt = "expires_at"
         case livemode
+        case customerSheetSettings = "customer_sheet_settings"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -42,6 +45,7 @@ public struct CustomerSession: Codable, Sendable, Hashable {
         try container.encodeIfPresent(customerAccount, forKey: .customerAccount)
         try container.encode(expiresAt, forKey: .expiresAt)
         try container.encode(livemode, forKey: .livemode)
+        if let customerSheetSettings { try container.encode(customerSheetSettings, forKey: .customerSheetSettings) }
     }
 }
 

@@ -29,6 +29,8 @@ public struct SetupIntent: Codable, Sendable, Hashable {
     public var status: String
     /// `on_session` or `off_session`.
     public var usage: String
+    /// The sheet settings its confirmation checks against, when it names some (Purse's own).
+    public var customerSheetSettings: String?
 
     public init(
         id: String, created: Int, customer: String?, description: String?, metadata: Metadata,
@@ -65,6 +67,7 @@ public struct SetupIntent: Codable, Sendable, Hashable {
         case paymentMethodTypes = "payment_method_types"
         case singleUseMandate = "single_use_mandate"
         case status, usage
+        case customerSheetSettings = "customer_sheet_settings"
     }
 
     /// The fields a publishable key with the client secret may see (Stripe's documented subset).

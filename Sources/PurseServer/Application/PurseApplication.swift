@@ -54,8 +54,12 @@ public struct PurseApplication {
         AuthenticationPageController(setupIntents: setupIntents).register(on: api)
         let sessions = CustomerSessionService(pool: pool, masterKey: masterKey, lifetime: configuration.customerSessionLifetime)
         CustomerSessionsController(sessions: sessions).register(on: api)
+        let sheetSettings = SheetSettingsService(pool: pool)
+        SheetSettingsController(settings: sheetSettings).register(on: api)
         ElementsController(
-            elements: ElementsSessionService(setupIntents: setupIntents, sessions: sessions, paymentMethods: paymentMethods),
+            elements: ElementsSessionService(
+                setupIntents: setupIntents, sessions: sessions, paymentMethods: paymentMethods, sheetSettings: sheetSettings
+            ),
             sessions: sessions, paymentMethods: paymentMethods, selection: selection, customers: customers
         ).register(on: api)
         EventsController(events: EventService(pool: pool, masterKey: masterKey)).register(on: api)

@@ -1,0 +1,141 @@
+public import Postgres
+public import PurseModels
+
+/// `/v1/customer_sheet_settings`: managed with the secret key; read by clients through
+/// `/current` and the elements session. Every account has one default.
+public struct SheetSettingsService: Sendable {
+    private let pool: PostgresClient
+
+    public init(pool: PostgresClient) { self.pool = pool }
+
+    static let columns = """
+        id, created, name, is_default, payment_method_types, billing_details_collection, default_billing_details,
+        saved_payment_method_filter, duplicate_cards
+        """
+
+    static let list = KeysetList(table: "customer_sheet_settings", columns: columns, noun: "customer sheet settings")
+
+    public struct ListParameters: Decodable, Sendable, PaginatedParameters {
+        public var limit: Int?
+        public var startingAfter: String?
+        public var endingBefore: String?
+
+        enum CodingKeys: String, CodingKey {
+            case limit
+            case startingAfter = "starting_after"
+            case endingBefore = "ending_before"
+        }
+    }
+
+    public func create(_ params: SheetSettingsParameters, by caller: Credential) async throws -> CustomerSheetSettings {
+        let settings = try params.applied(to: .initial(id: ObjectID.make(.sheetSettings), name: nil, isDefault: false, created: Clock.now))
+        try await pool.withConnection { try Self.insert(settings, account: caller.accountID, on: $0) }
+        return settings
+    }
+
+    /// By id, or `default` for the account's default.
+    public func retrieve(_ id: String, by caller: Credential) async throws -> CustomerSheetSettings {
+        try await pool.withConnection { try Self.find(id, account: caller.accountID, on: $0) }
+    }
+
+    public func update(_ id: String, _ params: SheetSettingsParameters, by caller: Credential) async throws -> CustomerSheetSettings {
+        try await pool.withTransaction { connection in
+            let old = try Self.find(id, account: caller.accountID, lock: true, on: connection)
+            let new = try params.applied(to: old)
+            try connection.query(
+                """
+                UPDATE customer_sheet_settings
+                SET name = \(new.name), payment_method_types = \(PostgresTextArray(new.paymentMethodTypes)),
+                    billing_details_collection = \(StoredJSON.encode(new.billingDetailsCollection)),
+                    default_billing_details = \(StoredJSON.encode(new.defaultBillingDetails)),
+                    saved_payment_method_filter = \(StoredJSON.encode(new.savedPaymentMethodFilter)),
+                    duplicate_cards = \(new.duplicateCards)
+                WHERE id = \(old.id) AND account_id = \(caller.accountID)
+                """
+            )
+            return new
+        }
+    }
+
+    /// Deletes settings other than the default; what named them falls back to the default.
+    public func delete(_ id: String, by caller: Credential) async throws -> DeletedObject {
+        try await pool.withTransaction { connection in
+            let settings = try Self.find(id, account: caller.accountID, lock: true, on: connection)
+            guard !settings.isDefault else {
+                throw PurseError.invalidParameter("id", "The account's default settings cannot be deleted; update them instead.")
+            }
+            try connection.query("DELETE FROM customer_sheet_settings WHERE id = \(settings.id) AND account_id = \(caller.accountID)")
+            return DeletedObject(id: settings.id, object: "customer_sheet_settings")
+        }
+    }
+
+    public func list(_ params: ListParameters, by caller: Credential) async throws -> Page<CustomerSheetSettings> {
+        let pagination = try params.pagination()
+        let filter: PostgresQuery = "account_id = \(caller.accountID)"
+        return try await pool.withConnection { connection in
+            try Self.list.page(on: connection, where: filter, pagination: pagination, decode: Self.settings)
+        }
+    }
+
+    /// The settings in force for `caller`: `named` (a setup intent's, say), else the ones its key
+    /// or session was created with, else the account's default.
+    public func inForce(for caller: Credential, named: String? = nil) async throws -> CustomerSheetSettings {
+        try await pool.withConnection { try Self.inForce(for: caller, named: named, on: $0) }
+    }
+
+    static func inForce(for caller: Credential, named: String? = nil, on connection: PostgresConnection) throws -> CustomerSheetSettings {
+        try find(named ?? caller.sheetSettingsID ?? "default", account: caller.accountID, on: connection)
+    }
+
+    /// Checks that `id` (or `default`) names settings of the account, for binding at creation;
+    /// returns the id to store.
+    static func bindable(_ id: String?, account: String, on connection: PostgresConnection) throws -> String? {
+        guard let id else { return nil }
+        return try find(id, account: account, on: connection, param: "customer_sheet_settings").id
+    }
+
+    /// Creates an account's default settings (in the account's creating transaction).
+    static func createDefault(account: String, on connection: PostgresConnection) throws {
+        try insert(.initial(id: ObjectID.make(.sheetSettings), name: nil, isDefault: true, created: Clock.now), account: account, on: connection)
+    }
+
+    private static func insert(_ settings: CustomerSheetSettings, account: String, on connection: PostgresConnection) throws {
+        try connection.query(
+            """
+            INSERT INTO customer_sheet_settings (id, account_id, created, name, is_default, payment_method_types,
+                billing_details_collection, default_billing_details, saved_payment_method_filter, duplicate_cards)
+            VALUES (\(settings.id), \(account), \(settings.created), \(settings.name), \(settings.isDefault),
+                    \(PostgresTextArray(settings.paymentMethodTypes)), \(StoredJSON.encode(settings.billingDetailsCollection)),
+                    \(StoredJSON.encode(settings.defaultBillingDetails)), \(StoredJSON.encode(settings.savedPaymentMethodFilter)),
+                    \(settings.duplicateCards))
+            """
+        )
+    }
+
+    static func find(
+        _ id: String, account: String, lock: Bool = false, on connection: PostgresConnection, param: String = "id"
+    ) throws -> CustomerSheetSettings {
+        var query: PostgresQuery = "SELECT \(unsafeSQL: columns) FROM customer_sheet_settings WHERE account_id = \(account)"
+        query.append(id == "default" ? " AND is_default" : " AND id = \(id)")
+        if lock { query.append(" FOR UPDATE") }
+        guard let row = try connection.query(query).first else {
+            throw PurseError.noSuch("customer sheet settings", id, param: param)
+        }
+        return try settings(row)
+    }
+
+    static func settings(_ row: PostgresRow) throws -> CustomerSheetSettings {
+        CustomerSheetSettings(
+            id: try row["id"], name: try row["name"], isDefault: try row["is_default"], created: try row["created"],
+            paymentMethodTypes: try row["payment_method_types", as: PostgresTextArray.self].elements,
+            billingDetailsCollection: try StoredJSON.decode(
+                CustomerSheetSettings.BillingDetailsCollection.self, from: try row["billing_details_collection"]
+            ),
+            defaultBillingDetails: try StoredJSON.decode(BillingDetails.self, from: try row["default_billing_details"]),
+            savedPaymentMethodFilter: try StoredJSON.decode(
+                CustomerSheetSettings.SavedPaymentMethodFilter.self, from: try row["saved_payment_method_filter"]
+            ),
+            duplicateCards: try row["duplicate_cards"]
+        )
+    }
+}

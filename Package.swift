@@ -15,6 +15,9 @@ let package = Package(
     products: [
         .executable(name: "purse", targets: ["purse"]),
         .library(name: "PurseModels", targets: ["PurseModels"]),
+        .library(name: "PurseClient", targets: ["PurseClient"]),
+        .executable(name: "purse-example-backend", targets: ["purse-example-backend"]),
+        .executable(name: "purse-sheet", targets: ["purse-sheet"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -97,6 +100,28 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The client library apps link: `CustomerAdapter` and the ready adapter (Foundation only).
+        .target(
+            name: "PurseClient",
+            dependencies: ["PurseModels"],
+            swiftSettings: strictSettings
+        ),
+        // Examples/: a reference merchant backend, and a terminal customer sheet built on PurseClient.
+        .executableTarget(
+            name: "purse-example-backend",
+            dependencies: [
+                "PurseModels",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Examples/purse-example-backend",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "purse-sheet",
+            dependencies: ["PurseClient"],
+            path: "Examples/purse-sheet",
+            swiftSettings: strictSettings
+        ),
         // Helpers the test targets share: the test PostgreSQL, live servers, HTTP calls.
         .target(
             name: "TestSupport",
@@ -130,6 +155,14 @@ let package = Package(
         .testTarget(
             name: "PurseCommandTests",
             dependencies: ["purse", "Postgres", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        // The client library against a live server, and the examples run as users run them.
+        .testTarget(
+            name: "PurseClientTests",
+            dependencies: [
+                "PurseClient", "Postgres", "PurseServer", "TestSupport", "purse-example-backend", "purse-sheet",
+            ],
             swiftSettings: strictSettings
         ),
     ]

@@ -1,0 +1,38 @@
+import PurseModels
+
+/// Which Purse customer belongs to which signed-in user. The customer is found by the user's
+/// email (`GET /v1/customers?email=`), or created on first use. Lookups are shared per user, so
+/// two first requests at once make one customer, not two.
+actor CustomerDirectory {
+    private let purse: PurseSecretAPI
+    private var lookups: [String: Task<String, any Error>] = [:]
+
+    init(purse: PurseSecretAPI) {
+        self.purse = purse
+    }
+
+    /// The customer id of `user`.
+    func customer(for user: DemoUsers.User) async throws -> String {
+        if let lookup = lookups[user.name] { return try await lookup.value }
+        let purse = self.purse
+        let lookup = Task { try await Self.findOrCreate(user, purse: purse) }
+        lookups[user.name] = lookup
+        do {
+            return try await lookup.value
+        } catch {
+            lookups[user.name] = nil  // let the next request try again
+            throw error
+        }
+    }
+
+    private static func findOrCreate(_ user: DemoUsers.User, purse: PurseSecretAPI) async throws -> String {
+        let found = try await purse.get(
+            "/v1/customers", query: [("email", user.email), ("limit", "1")], as: ListObject<Customer>.self
+        )
+        if let existing = found.data.first { return existing.id }
+        return try await purse.post(
+            "/v1/customers", [("email", user.email), ("name", user.name.capitalized), ("metadata[demo_user]", user.name)],
+            as: Customer.self
+        ).id
+    }
+}

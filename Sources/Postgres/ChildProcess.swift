@@ -28,20 +28,26 @@ public enum ChildProcess {
         return Outcome(status: status, output: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
     }
 
-    /// Starts `executable` with standard input from /dev/null and standard output and error
-    /// appended to `outputPath`. `environment` replaces ours when given.
+    /// Starts `executable` with standard input from /dev/null and standard output appended to
+    /// `outputPath`, standard error to `errorPath` (default: the same file). `environment`
+    /// replaces ours when given.
     public static func spawn(
         _ executable: String,
         _ arguments: [String],
         environment: [String: String]? = nil,
-        outputPath: String
+        outputPath: String,
+        errorPath: String? = nil
     ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if let errorPath {
+            posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

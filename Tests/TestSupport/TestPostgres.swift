@@ -89,20 +89,23 @@ public enum TestPostgres {
         await admin.close()
     }
 
-    /// Runs `body` with a new empty database, dropped afterwards even when `body` throws.
+    /// Runs `body` with a new empty database, dropped afterwards even when `body` throws. At
+    /// most 32 tests hold one at a time (`DatabaseSlots`).
     public static func withEmptyDatabase<Result>(
         template: String? = nil,
         _ body: (TestDatabase) async throws -> Result
     ) async throws -> Result {
-        let created = try await createDatabase(template: template)
-        let database = TestDatabase(name: created.name, configuration: created.configuration)
-        do {
-            let result = try await body(database)
-            await dropDatabase(database.name)
-            return result
-        } catch {
-            await dropDatabase(database.name)
-            throw error
+        try await DatabaseSlots.shared.withSlot {
+            let created = try await createDatabase(template: template)
+            let database = TestDatabase(name: created.name, configuration: created.configuration)
+            do {
+                let result = try await body(database)
+                await dropDatabase(database.name)
+                return result
+            } catch {
+                await dropDatabase(database.name)
+                throw error
+            }
         }
     }
 

@@ -130,6 +130,7 @@ let package = Package(
                 "PurseCore",
                 "PurseModels",
                 "PurseServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

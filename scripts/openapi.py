@@ -111,6 +111,13 @@ sheet_settings_props = {
     "duplicate_cards": {"enum": ["allow", "reuse"]},
     "expand": {"type": "array", "items": S},
 }
+EVENT_TYPES = ["*", "customer.created", "customer.updated", "customer.deleted", "payment_method.attached", "payment_method.detached",
+    "payment_method.updated", "payment_method.automatically_updated", "setup_intent.created", "setup_intent.requires_action",
+    "setup_intent.succeeded", "setup_intent.setup_failed", "setup_intent.canceled"]
+webhook_create_props = {"url": {"type": "string", "format": "uri"}, "enabled_events": {"type": "array", "items": {"enum": EVENT_TYPES}, "minItems": 1},
+    "description": STR, "metadata": metadata_param, "api_version": S, "expand": {"type": "array", "items": S}}
+webhook_update_props = {"url": {"type": "string", "format": "uri"}, "enabled_events": {"type": "array", "items": {"enum": EVENT_TYPES}, "minItems": 1},
+    "description": STR, "metadata": metadata_param, "disabled": {"type": "boolean"}, "expand": {"type": "array", "items": S}}
 HTML = {"description": "An HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}
 AUTH_PATH = [pathid("The setup intent"), {"name": "token", "in": "path", "required": True, "schema": S, "description": "The page's token"}]
 
@@ -186,6 +193,16 @@ doc = {
         q("deferred_intent", {"type": "object", "properties": {"mode": {"enum": ["setup", "payment"]}, "payment_method_types": {"type": "array", "items": S}, "currency": S, "amount": {"type": "integer"}, "setup_future_usage": S, "capture_method": S}}),
         q("customer_session_client_secret", S), q("locale", S), q("mobile_app_id", S), q("client_default_payment_method", S),
         q("external_payment_methods", {"type": "array", "items": S}), EXPAND], "responses": resp(ref("ElementsSession"))}},
+    "/v1/webhook_endpoints": {
+      "post": {"operationId": "createWebhookEndpoint", "summary": "Create a webhook endpoint; its signing secret is shown once (secret key)", "requestBody": body(webhook_create_props, ["url", "enabled_events"]), "responses": resp(ref("WebhookEndpoint"))},
+      "get": {"operationId": "listWebhookEndpoints", "summary": "List webhook endpoints (secret key)", "parameters": PAGE + [EXPAND], "responses": resp(ref("WebhookEndpointList"))},
+    },
+    "/v1/webhook_endpoints/{id}": {
+      "get": {"operationId": "retrieveWebhookEndpoint", "summary": "Retrieve a webhook endpoint", "parameters": [pathid(), EXPAND], "responses": resp(ref("WebhookEndpoint"))},
+      "post": {"operationId": "updateWebhookEndpoint", "summary": "Update a webhook endpoint (url, enabled_events, disabled, ...)", "parameters": [pathid()], "requestBody": body(webhook_update_props), "responses": resp(ref("WebhookEndpoint"))},
+      "delete": {"operationId": "deleteWebhookEndpoint", "summary": "Delete a webhook endpoint", "parameters": [pathid()], "responses": resp(ref("DeletedObject"))},
+    },
+    "/v1/webhook_endpoints/{id}/deliveries": {"get": {"operationId": "listWebhookDeliveries", "summary": "The delivery attempts to an endpoint, newest first (Purse)", "parameters": [pathid()] + PAGE + [EXPAND], "responses": resp(ref("WebhookDeliveryAttemptList"))}},
     "/v1/events": {"get": {"operationId": "listEvents", "summary": "List events, newest first (secret key)", "parameters": [q("type", S, "An event type, or a prefix ending in * (customer.*)"), q("types", {"type": "array", "items": S, "maxItems": 20}), CREATED] + PAGE + [EXPAND], "responses": resp(ref("EventList"))}},
     "/v1/events/{id}": {"get": {"operationId": "retrieveEvent", "summary": "Retrieve an event (secret key)", "parameters": [pathid(), EXPAND], "responses": resp(ref("Event"))}},
   },
@@ -276,6 +293,15 @@ doc = {
           "billing_details_collection": {"type": "object"}, "default_billing_details": ref("BillingDetails"),
           "saved_payment_method_filter": {"type": "object"}, "duplicate_cards": {"enum": ["allow", "reuse"]}}},
       "CustomerSheetSettingsList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("CustomerSheetSettings")}}}]},
+      "WebhookEndpoint": {"type": "object", "required": ["id", "object", "created", "enabled_events", "livemode", "metadata", "status", "url"], "properties": {
+          "id": S, "object": {"const": "webhook_endpoint"}, "api_version": nullable("string"), "application": nullable("string"),
+          "created": {"type": "integer"}, "description": nullable("string"), "enabled_events": {"type": "array", "items": S},
+          "livemode": {"type": "boolean"}, "metadata": ref("Metadata"), "secret": S, "status": {"enum": ["enabled", "disabled"]}, "url": S}},
+      "WebhookEndpointList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("WebhookEndpoint")}}}]},
+      "WebhookDeliveryAttempt": {"type": "object", "required": ["id", "object", "created", "duration_ms", "endpoint", "event"], "properties": {
+          "id": S, "object": {"const": "webhook_delivery_attempt"}, "created": {"type": "integer"}, "duration_ms": {"type": "integer"},
+          "endpoint": S, "error": nullable("string"), "event": S, "next_retry_at": {"type": ["integer", "null"]}, "status_code": {"type": ["integer", "null"]}}},
+      "WebhookDeliveryAttemptList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("WebhookDeliveryAttempt")}}}]},
       "EventList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("Event")}}}]},
     },
   },

@@ -12,6 +12,7 @@ public enum PurseSQL {
         ("0007_ephemeral_keys_and_setup_intents.sql", text(PackageResources._007_ephemeral_keys_and_setup_intents_sql)),
         ("0008_customer_sessions.sql", text(PackageResources._008_customer_sessions_sql)),
         ("0009_customer_sheet_settings.sql", text(PackageResources._009_customer_sheet_settings_sql)),
+        ("0010_webhooks.sql", text(PackageResources._010_webhooks_sql)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

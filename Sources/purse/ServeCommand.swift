@@ -56,6 +56,28 @@ struct ServeCommand: AsyncParsableCommand {
     var customerSessionLifetime: Int?
 
     @Flag(
+        name: .customLong("webhook-require-https"),
+        help: "Accept only https webhook endpoints on public hosts (env PURSE_WEBHOOK_REQUIRE_HTTPS=1)."
+    )
+    var webhookRequireHTTPS = false
+
+    @Option(
+        name: .customLong("webhook-retry-schedule"),
+        help: ArgumentHelp("Seconds before each webhook retry, comma-separated; the last repeats (env PURSE_WEBHOOK_RETRY_SCHEDULE; "
+            + "default 5,30,120,600,3600,10800).")
+    )
+    var webhookRetrySchedule: String?
+
+    @Option(
+        name: .customLong("webhook-give-up-after"),
+        help: "Seconds after an event when its retries stop (env PURSE_WEBHOOK_GIVE_UP_AFTER; default 259200, 3 days)."
+    )
+    var webhookGiveUpAfter: Int?
+
+    @Option(name: .customLong("webhook-timeout"), help: "Seconds one webhook attempt may take (env PURSE_WEBHOOK_TIMEOUT; default 10).")
+    var webhookTimeout: Double?
+
+    @Flag(
         name: .customLong("skip-migrations"),
         help: "Do not apply pending migrations on start; refuse to start if the schema is behind (env PURSE_SKIP_MIGRATIONS=1)."
     )
@@ -154,6 +176,18 @@ struct ServeCommand: AsyncParsableCommand {
         let keyLifetime = try integer(ephemeralKeyLifetime, "PURSE_EPHEMERAL_KEY_LIFETIME", default: 3600)
         let sessionLifetime = try integer(customerSessionLifetime, "PURSE_CUSTOMER_SESSION_LIFETIME", default: 1800)
         guard keyLifetime >= 1, sessionLifetime >= 1 else { throw ValidationError("Lifetimes are at least one second.") }
+        let scheduleText = webhookRetrySchedule ?? Environment.value("PURSE_WEBHOOK_RETRY_SCHEDULE") ?? "5,30,120,600,3600,10800"
+        let schedule = scheduleText.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !schedule.isEmpty, schedule.count == scheduleText.split(separator: ",").count, schedule.allSatisfy({ $0 >= 1 }) else {
+            throw ValidationError("The webhook retry schedule is whole seconds separated by commas, such as 5,30,120.")
+        }
+        let timeoutSeconds = try number(webhookTimeout, "PURSE_WEBHOOK_TIMEOUT", default: 10)
+        let webhooks = ServerConfiguration.Webhooks(
+            requireHTTPS: webhookRequireHTTPS || Environment.flag("PURSE_WEBHOOK_REQUIRE_HTTPS"),
+            retrySchedule: schedule,
+            giveUpAfter: try integer(webhookGiveUpAfter, "PURSE_WEBHOOK_GIVE_UP_AFTER", default: 259_200),
+            timeout: .milliseconds(Int(timeoutSeconds * 1000))
+        )
         return ServerConfiguration(
             host: host ?? Environment.value("PURSE_HOST") ?? "127.0.0.1",
             port: port,
@@ -161,7 +195,8 @@ struct ServeCommand: AsyncParsableCommand {
             logLevel: level,
             maxBodySize: maxBodySize,
             ephemeralKeyLifetime: keyLifetime,
-            customerSessionLifetime: sessionLifetime
+            customerSessionLifetime: sessionLifetime,
+            webhooks: webhooks
         )
     }
 

@@ -59,12 +59,14 @@ def purse():
 
 
 class Server:
-    def __init__(self, base, data, env, log, log_name="serve.log"):
+    def __init__(self, base, data, env, log, log_name="serve.log", database="purse", process=None):
         self.base = base
         self.data = data
         self.env = env
         self.log = log
         self.log_name = log_name
+        self.database = database
+        self.process = process
 
     def create_account(self, name="Compat"):
         """`purse accounts create --json`, against the server's own database."""
@@ -86,7 +88,8 @@ class Server:
     def sibling(self, *flags):
         """A second `purse serve` with extra flags (`--ephemeral-key-lifetime 1`) on this server's
         data folder, so on the same database, master key and accounts; stopped on exit. Its log
-        stays in the data folder, where test_zz_card_data.py looks for card data too."""
+        stays in the data folder, where test_zz_card_data.py looks for card data too. Its `process`
+        is there for a test that stops it itself (a SIGTERM in the middle of its work)."""
         name = f"serve-sibling-{next(_SIBLINGS)}.log"
         log = open(os.path.join(self.data, name), "w+")
         process = subprocess.Popen(
@@ -94,7 +97,10 @@ class Server:
         )
         try:
             port = wait_for_port(process, log)
-            yield Server(f"http://127.0.0.1:{port}", self.data, self.env, log, log_name=name)
+            yield Server(
+                f"http://127.0.0.1:{port}", self.data, self.env, log, log_name=name, database=self.database,
+                process=process,
+            )
         finally:
             process.send_signal(signal.SIGTERM)
             try:
@@ -104,8 +110,23 @@ class Server:
                 process.wait()
             log.close()
 
+    def fresh_database(self):
+        """A new, migrated database on this server's PostgreSQL, as a Server with no process of its
+        own: its `sibling()`s all serve that database (same data folder and master key), and its
+        `create_account()` and `psql()` use it. For tests that must know every server of their
+        database, such as webhook delivery, which any server on a database may make."""
+        name = f"isolated_{next(_DATABASES)}"
+        psql(self, 'CREATE DATABASE :"name"', name=name)
+        cluster = pathlib.Path(self.data, "postgres")
+        password = urllib.parse.quote((cluster / "password").read_text().strip(), safe="")
+        port = (cluster / "port").read_text().strip()
+        env = dict(self.env, DATABASE_URL=f"postgres://postgres:{password}@127.0.0.1:{port}/{name}")
+        subprocess.run([purse_binary(), "migrate"], env=env, check=True, capture_output=True, text=True, timeout=120)
+        return Server(None, self.data, env, self.log, log_name=self.log_name, database=name)
+
 
 _SIBLINGS = itertools.count(1)
+_DATABASES = itertools.count(1)
 
 
 def wait_for_port(process, log, timeout=120):
@@ -220,7 +241,7 @@ def psql(server, statement, **variables):
     env = dict(os.environ, PGPASSWORD=(cluster / "password").read_text().strip())
     port = (cluster / "port").read_text().strip()
     arguments = [
-        str(binaries[-1]), "--host", "127.0.0.1", "--port", port, "--username", "postgres", "--dbname", "purse",
+        str(binaries[-1]), "--host", "127.0.0.1", "--port", port, "--username", "postgres", "--dbname", server.database,
         "--no-psqlrc", "--quiet", "--tuples-only", "--no-align", "--set", "ON_ERROR_STOP=1",
     ]
     for name, value in variables.items():

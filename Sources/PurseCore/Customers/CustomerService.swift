@@ -67,14 +67,16 @@ public struct CustomerService: Sendable {
         let event = events.insert("customer.created", object: created, account: caller.accountID, request: request)
         guard let attachment else {
             // The common case in one statement: the customer and its event.
-            try await pool.query("WITH inserted AS (\(insert)), event AS (\(event)) SELECT 1")
+            try await pool.query(
+                "WITH inserted AS (\(insert)), event AS (\(event)), deliveries AS (\(EventRecorder.deliveries)) SELECT 1"
+            )
             return customer
         }
         let events = self.events
         let finished = customer
         return try await pool.withTransaction { connection in
             try connection.query(insert)
-            try connection.query(event)
+            try connection.query("WITH event AS (\(event)), deliveries AS (\(EventRecorder.deliveries)) SELECT 1")
             if let new = attachment.new { try connection.query(PaymentMethodStore.insert(new, account: caller.accountID)) }
             let attached = try PaymentMethodService.attach(attachment.id, to: finished.id, caller: caller, on: connection)
             try events.record(

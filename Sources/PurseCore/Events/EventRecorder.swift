@@ -2,12 +2,22 @@ public import Postgres
 public import PurseModels
 
 /// Writes events into the outbox, inside the change's own statement or transaction, so an event
-/// exists exactly when its change does.
+/// exists exactly when its change does; and with it one webhook delivery for each of the
+/// account's enabled endpoints that wants the event's type.
 public struct EventRecorder: Sendable {
     public init() {}
 
-    /// An `INSERT INTO events` to run as part of the change: a statement of its own in the
-    /// transaction, or a `WITH` clause of the change's statement.
+    /// The deliveries of the event a `WITH event AS (insert ...)` clause made, as a further
+    /// clause of the same statement.
+    public static let deliveries: PostgresQuery = """
+        INSERT INTO webhook_deliveries (account_id, endpoint_id, event_id)
+        SELECT e.account_id, w.id, e.id FROM event e
+        JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.status = 'enabled'
+            AND (w.enabled_events && ARRAY['*', e.type])
+        """
+
+    /// An `INSERT INTO events ... RETURNING id, account_id, type`, to run as the `event` clause
+    /// of the change's statement, followed by ``deliveries``.
     public func insert(
         _ type: String,
         object: JSONValue,
@@ -22,6 +32,7 @@ public struct EventRecorder: Sendable {
             INSERT INTO events (id, account_id, created, type, api_version, data, request_id, idempotency_key)
             VALUES (\(ObjectID.make(.event)), \(account), \(Clock.now), \(type),
                     \(request?.apiVersion ?? RequestInfo.defaultAPIVersion), \(json), \(request?.id), \(request?.idempotencyKey))
+            RETURNING id, account_id, type
             """
     }
 
@@ -34,8 +45,7 @@ public struct EventRecorder: Sendable {
         request: RequestInfo?,
         on connection: PostgresConnection
     ) throws {
-        try connection.query(
-            insert(type, object: object, previousAttributes: previousAttributes, account: account, request: request)
-        )
+        let event = insert(type, object: object, previousAttributes: previousAttributes, account: account, request: request)
+        try connection.query("WITH event AS (\(event)), deliveries AS (\(Self.deliveries)) SELECT 1")
     }
 }

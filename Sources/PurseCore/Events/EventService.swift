@@ -28,7 +28,10 @@ public struct EventService: Sendable {
 
     static let list = KeysetList(
         table: "events",
-        columns: "id, account_id, created, type, api_version, data::text AS data, request_id, idempotency_key",
+        columns: """
+            id, account_id, created, type, api_version, data::text AS data, request_id, idempotency_key,
+            (SELECT count(*) FROM webhook_deliveries d WHERE d.event_id = events.id AND d.state = 'pending') AS pending_webhooks
+            """,
         noun: "event"
     )
 
@@ -91,6 +94,7 @@ public struct EventService: Sendable {
             apiVersion: try row["api_version"],
             created: try row["created"],
             data: EventData(object: data["object"] ?? .null, previousAttributes: data["previous_attributes"]),
+            pendingWebhooks: try row["pending_webhooks"],
             request: requestID == nil && idempotencyKey == nil ? nil : EventRequest(id: requestID, idempotencyKey: idempotencyKey),
             type: try row["type"]
         )

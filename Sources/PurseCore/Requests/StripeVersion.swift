@@ -1,10 +1,9 @@
-import PurseCore
 
 /// The `Stripe-Version` header: `YYYY-MM-DD`, optionally `.name` (`2026-10-28.endive`), and
 /// optionally `; key=value` parts (stripe-ios sends beta flags that way).
-enum StripeVersion {
+public enum StripeVersion {
     /// The version a request asks for, or nil when it sent none. Throws for a malformed one.
-    static func parse(_ header: String?) throws -> String? {
+    public static func parse(_ header: String?) throws -> String? {
         guard let header else { return nil }
         let parts = header.split(separator: ";", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }
@@ -36,6 +35,5 @@ enum StripeVersion {
 }
 
 extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
     var isASCIILetter: Bool { isASCII && isLetter }
 }

@@ -63,6 +63,17 @@ public struct PurseApplication {
             sessions: sessions, paymentMethods: paymentMethods, selection: selection, customers: customers
         ).register(on: api)
         EventsController(events: EventService(pool: pool, masterKey: masterKey)).register(on: api)
+        WebhookEndpointsController(
+            endpoints: WebhookEndpointService(pool: pool, masterKey: masterKey, requireHTTPS: configuration.webhooks.requireHTTPS)
+        ).register(on: api)
+        let delivery = WebhookDeliveryService(
+            store: WebhookDeliveryStore(
+                pool: pool, masterKey: masterKey, retrySchedule: configuration.webhooks.retrySchedule,
+                giveUpAfter: configuration.webhooks.giveUpAfter, attemptTimeout: configuration.webhooks.timeout
+            ),
+            transport: WebhookTransport(timeout: configuration.webhooks.timeout), logger: logger,
+            pollInterval: configuration.webhooks.pollInterval
+        )
 
         self.routes = api.routes.map { RouteDescription(method: $0.method.rawValue, path: $0.path) }
         self.configuration = configuration
@@ -73,6 +84,7 @@ public struct PurseApplication {
                 idempotency: idempotency, ephemeralKeys: ephemeralKeys, sessions: sessions, setupIntents: setupIntents,
                 logger: logger
             ),
+            delivery,
         ]
         self.publicURL = publicURL
         self.logger = logger

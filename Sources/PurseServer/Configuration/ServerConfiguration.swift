@@ -20,6 +20,10 @@ public import Logging
 /// | `--max-body-size` | `PURSE_MAX_BODY_SIZE` | `1048576` | largest request body in bytes (413 above) |
 /// | `--ephemeral-key-lifetime` | `PURSE_EPHEMERAL_KEY_LIFETIME` | `3600` | seconds an ephemeral key lives |
 /// | `--customer-session-lifetime` | `PURSE_CUSTOMER_SESSION_LIFETIME` | `1800` | seconds a customer session lives |
+/// | `--webhook-require-https` | `PURSE_WEBHOOK_REQUIRE_HTTPS=1` | off | accept only https endpoints on public hosts |
+/// | `--webhook-retry-schedule` | `PURSE_WEBHOOK_RETRY_SCHEDULE` | `5,30,120,600,3600,10800` | seconds before each retry; the last repeats |
+/// | `--webhook-give-up-after` | `PURSE_WEBHOOK_GIVE_UP_AFTER` | `259200` | seconds after the event when retries stop (3 days) |
+/// | `--webhook-timeout` | `PURSE_WEBHOOK_TIMEOUT` | `10` | seconds one delivery attempt may take |
 public struct ServerConfiguration: Sendable, CustomStringConvertible {
     public var host: String
     public var port: Int
@@ -31,6 +35,27 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     public var ephemeralKeyLifetime: Int
     /// Seconds a customer session lives.
     public var customerSessionLifetime: Int
+    /// How webhook endpoints are accepted and delivered to.
+    public var webhooks: Webhooks
+
+    public struct Webhooks: Sendable {
+        public var requireHTTPS: Bool
+        public var retrySchedule: [Int]
+        public var giveUpAfter: Int
+        public var timeout: Duration
+        public var pollInterval: Duration
+
+        public init(
+            requireHTTPS: Bool = false, retrySchedule: [Int] = [5, 30, 120, 600, 3600, 10_800], giveUpAfter: Int = 259_200,
+            timeout: Duration = .seconds(10), pollInterval: Duration = .milliseconds(500)
+        ) {
+            self.requireHTTPS = requireHTTPS
+            self.retrySchedule = retrySchedule
+            self.giveUpAfter = giveUpAfter
+            self.timeout = timeout
+            self.pollInterval = pollInterval
+        }
+    }
 
     public init(
         host: String = "127.0.0.1",
@@ -39,7 +64,8 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         logLevel: Logger.Level = .info,
         maxBodySize: Int = 1 << 20,
         ephemeralKeyLifetime: Int = 3600,
-        customerSessionLifetime: Int = 1800
+        customerSessionLifetime: Int = 1800,
+        webhooks: Webhooks = Webhooks()
     ) {
         self.host = host
         self.port = port
@@ -48,6 +74,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         self.maxBodySize = maxBodySize
         self.ephemeralKeyLifetime = ephemeralKeyLifetime
         self.customerSessionLifetime = customerSessionLifetime
+        self.webhooks = webhooks
     }
 
     /// The public URL, or the listening address once the port is known.

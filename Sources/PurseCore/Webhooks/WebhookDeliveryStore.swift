@@ -1,0 +1,121 @@
+public import Postgres
+import PurseModels
+
+/// The delivery queue: due deliveries are claimed for one attempt each (`FOR UPDATE SKIP
+/// LOCKED`, so several servers on one database never send the same attempt twice), then their
+/// outcome is recorded and the next attempt scheduled.
+public struct WebhookDeliveryStore: Sendable {
+    private let pool: PostgresClient
+    private let secrets: DerivedSecrets
+    /// Seconds to wait before each retry: after the first failure, the second, and so on; the
+    /// last interval repeats until `giveUpAfter`.
+    public let retrySchedule: [Int]
+    /// Seconds after the event when retries stop.
+    public let giveUpAfter: Int
+    /// How long a claimed attempt may run before another server may retry it (its server died):
+    /// longer than any attempt may take, so a slow attempt is never sent twice at once.
+    public let claimLease: Int
+
+    public init(pool: PostgresClient, masterKey: MasterKey, retrySchedule: [Int], giveUpAfter: Int, attemptTimeout: Duration) {
+        self.pool = pool
+        self.secrets = DerivedSecrets(masterKey: masterKey)
+        self.retrySchedule = retrySchedule.isEmpty ? [5] : retrySchedule
+        self.giveUpAfter = giveUpAfter
+        self.claimLease = max(60, Int(attemptTimeout.components.seconds) + 30)
+    }
+
+    /// An attempt to make: where, what, and how to sign it.
+    public struct Attempt: Sendable {
+        public let delivery: Int
+        public let accountID: String
+        public let endpointID: String
+        public let eventID: String
+        public let url: String
+        public let secret: String
+        /// The event as `GET /v1/events/{id}` shows it.
+        public let body: [UInt8]
+        /// Attempts made before this one.
+        public let previousAttempts: Int
+        public let eventCreated: Int
+    }
+
+    /// What happened when an attempt was made.
+    public struct Outcome: Sendable {
+        public let statusCode: Int?
+        public let error: String?
+        public let durationMs: Int
+
+        public init(statusCode: Int?, error: String?, durationMs: Int) {
+            self.statusCode = statusCode
+            self.error = error
+            self.durationMs = durationMs
+        }
+
+        /// Stripe counts any 2xx as delivered.
+        public var succeeded: Bool { statusCode.map { (200...299).contains($0) } ?? false }
+    }
+
+    /// Claims up to `limit` due deliveries to enabled endpoints.
+    public func claim(limit: Int) async throws -> [Attempt] {
+        let lease = claimLease
+        let secrets = self.secrets
+        return try await pool.withTransaction { connection in
+            let claimed = try connection.query(
+                """
+                UPDATE webhook_deliveries d SET claimed_until = now() + \(lease) * interval '1 second'
+                FROM webhook_endpoints w
+                WHERE d.seq IN (
+                    SELECT d2.seq FROM webhook_deliveries d2
+                    JOIN webhook_endpoints w2 ON w2.id = d2.endpoint_id AND w2.status = 'enabled'
+                    WHERE d2.state = 'pending' AND d2.next_attempt_at <= now()
+                      AND (d2.claimed_until IS NULL OR d2.claimed_until < now())
+                    ORDER BY d2.next_attempt_at
+                    LIMIT \(limit)
+                    FOR UPDATE OF d2 SKIP LOCKED
+                ) AND w.id = d.endpoint_id
+                RETURNING d.seq, d.account_id, d.endpoint_id, d.event_id, d.attempts, w.url
+                """
+            )
+            return try claimed.map { row in
+                let eventID: String = try row["event_id"]
+                let events = try connection.query(
+                    "SELECT \(unsafeSQL: EventService.list.columns) FROM events WHERE id = \(eventID)"
+                )
+                let event = try EventService.event(events[0], secrets: secrets)
+                let endpointID: String = try row["endpoint_id"]
+                return Attempt(
+                    delivery: try row["seq"], accountID: try row["account_id"], endpointID: endpointID, eventID: eventID,
+                    url: try row["url"], secret: secrets.webhookSigningSecret(endpointID),
+                    body: JSONWriter.bytes(try JSONValueEncoder().encode(event)),
+                    previousAttempts: Int(try row["attempts", as: Int32.self]), eventCreated: event.created
+                )
+            }
+        }
+    }
+
+    /// Records an attempt and schedules the next one, or ends the delivery.
+    public func record(_ attempt: Attempt, outcome: Outcome, at time: Int = Clock.now) async throws {
+        let attempts = attempt.previousAttempts + 1
+        let delay = retrySchedule[min(attempts - 1, retrySchedule.count - 1)]
+        let gaveUp = time + delay > attempt.eventCreated + giveUpAfter
+        let nextRetry: Int? = outcome.succeeded || gaveUp ? nil : time + delay
+        let state = outcome.succeeded ? "delivered" : (gaveUp ? "failed" : "pending")
+        try await pool.withTransaction { connection in
+            try connection.query(
+                """
+                UPDATE webhook_deliveries
+                SET state = \(state), attempts = \(Int32(attempts)), claimed_until = NULL,
+                    next_attempt_at = to_timestamp(\(nextRetry ?? time))
+                WHERE seq = \(attempt.delivery) AND state = 'pending'
+                """
+            )
+            try connection.query(
+                """
+                INSERT INTO webhook_attempts (id, account_id, endpoint_id, event_id, created, status_code, duration_ms, error, next_retry_at)
+                VALUES (\(ObjectID.make(.delivery)), \(attempt.accountID), \(attempt.endpointID), \(attempt.eventID), \(time),
+                        \(outcome.statusCode.map(Int32.init)), \(Int32(outcome.durationMs)), \(outcome.error), \(nextRetry))
+                """
+            )
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Logging
+import PurseCore
+import ServiceLifecycle
+
+/// Delivers events to webhook endpoints from inside `purse serve`: claims due deliveries (each
+/// attempt once, however many servers share the database), sends them concurrently, records the
+/// outcome and the next retry. Pending deliveries survive a restart because they live in
+/// PostgreSQL; delivery is at least once.
+struct WebhookDeliveryService: Service {
+    let store: WebhookDeliveryStore
+    let transport: WebhookTransport
+    let logger: Logger
+    /// How often to look for due deliveries when there is nothing to send.
+    var pollInterval: Duration = .milliseconds(500)
+    /// Attempts in flight at once.
+    var batchSize = 16
+
+    /// What finished in the delivery loop's task group.
+    private enum Finished {
+        case attempt
+        case pollTimer
+    }
+
+    /// Keeps up to `batchSize` attempts in flight, claiming more as soon as one finishes, so a
+    /// slow endpoint holds one slot, not the queue; looks again every `pollInterval` when idle.
+    /// On shutdown, attempts in flight finish (each within the transport's timeout).
+    func run() async throws {
+        await withTaskGroup(of: Finished.self) { group in
+            var inFlight = 0
+            var timerRunning = false
+            while !Task.isShuttingDownGracefully {
+                let claimed = inFlight < batchSize ? await claim(limit: batchSize - inFlight) : []
+                for attempt in claimed {
+                    group.addTask {
+                        await deliver(attempt)
+                        return .attempt
+                    }
+                }
+                inFlight += claimed.count
+                // A full claim may mean more is due: claim again while slots are free.
+                if !claimed.isEmpty && inFlight < batchSize { continue }
+                if !timerRunning {
+                    timerRunning = true
+                    group.addTask {
+                        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: pollInterval) }
+                        return .pollTimer
+                    }
+                }
+                switch await group.next() {
+                case .attempt: inFlight -= 1
+                case .pollTimer: timerRunning = false
+                case nil: break
+                }
+            }
+        }
+    }
+
+    private func claim(limit: Int) async -> [WebhookDeliveryStore.Attempt] {
+        do {
+            return try await store.claim(limit: limit)
+        } catch {
+            logger.warning("Could not claim webhook deliveries; retrying", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
+    private func deliver(_ attempt: WebhookDeliveryStore.Attempt) async {
+        let outcome = await transport.send(attempt)
+        logger.info(
+            "webhook attempt",
+            metadata: [
+                "event": .string(attempt.eventID), "endpoint": .string(attempt.endpointID),
+                "status": .string(outcome.statusCode.map(String.init) ?? outcome.error ?? "-"),
+                "duration_ms": .stringConvertible(outcome.durationMs),
+            ]
+        )
+        do {
+            try await store.record(attempt, outcome: outcome)
+        } catch {
+            // The claim expires and another attempt follows: at least once.
+            logger.warning("Could not record a webhook attempt", metadata: ["error": "\(error)"])
+        }
+    }
+}

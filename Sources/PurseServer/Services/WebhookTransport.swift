@@ -1,0 +1,68 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import PurseCore
+
+/// Sends one signed webhook attempt: a POST with a JSON body and a Content-Length (not chunked),
+/// a per-attempt timeout, and no redirects followed (a 3xx is a failed attempt, as for Stripe).
+final class WebhookTransport: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    // @unchecked: `session` is created once and URLSession is safe to use from any thread.
+    private var session: URLSession!
+
+    init(timeout: Duration) {
+        super.init()
+        let configuration = URLSessionConfiguration.ephemeral
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        configuration.timeoutIntervalForRequest = seconds
+        configuration.timeoutIntervalForResource = seconds
+        configuration.httpShouldSetCookies = false
+        configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+    }
+
+    func send(_ attempt: WebhookDeliveryStore.Attempt, at time: Int = Clock.now) async -> WebhookDeliveryStore.Outcome {
+        guard let url = URL(string: attempt.url) else {
+            return .init(statusCode: nil, error: "invalid URL", durationMs: 0)
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = Data(attempt.body)
+        request.setValue("application/json; charset=utf-8", forHTTPHeaderField: "Content-Type")
+        request.setValue(String(attempt.body.count), forHTTPHeaderField: "Content-Length")
+        request.setValue(WebhookSignature.header(secret: attempt.secret, timestamp: time, body: attempt.body), forHTTPHeaderField: "Stripe-Signature")
+        request.setValue("Purse/1.0 (+webhooks)", forHTTPHeaderField: "User-Agent")
+        let started = ContinuousClock.now
+        do {
+            let (_, response) = try await session.data(for: request)
+            let status = (response as? HTTPURLResponse)?.statusCode
+            return .init(statusCode: status, error: nil, durationMs: Self.milliseconds(since: started))
+        } catch {
+            return .init(statusCode: nil, error: Self.describe(error), durationMs: Self.milliseconds(since: started))
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
+    private static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        let elapsed = ContinuousClock.now - start
+        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// A short reason for the delivery log, never the body or the secret.
+    private static func describe(_ error: any Error) -> String {
+        let nsError = error as NSError
+        switch nsError.code {
+        case NSURLErrorTimedOut: return "timed out"
+        case NSURLErrorCannotConnectToHost: return "connection refused"
+        case NSURLErrorCannotFindHost: return "host not found"
+        case NSURLErrorNetworkConnectionLost: return "connection lost"
+        default: return "network error \(nsError.code)"
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import PurseCore
+import PurseModels
+import PurseServer
+import TestSupport
+import Testing
+
+@Suite("Webhook delivery")
+struct WebhookDeliveryTests {
+    /// Retries a second after each failure, so the tests need not wait minutes.
+    static let quickRetries: ServerConfiguration = {
+        var configuration = ServerConfiguration(port: 0, logLevel: .warning)
+        configuration.webhooks.retrySchedule = [1]
+        configuration.webhooks.pollInterval = .milliseconds(100)
+        return configuration
+    }()
+
+    @Test func deliversTheEventSignedWithALength() async throws {
+        try await LiveServer.with(configuration: Self.quickRetries) { server in
+            try await WebhookReceiver.with { receiver in
+                let api = try await server.makeAccount().secret
+                let endpoint = try await api.post("/v1/webhook_endpoints", "url=\(Self.encoded(receiver.url, "/orders"))&enabled_events[]=*").json
+                let secret = try #require(endpoint["secret"]?.stringValue)
+                let endpointID = try #require(endpoint["id"]?.stringValue)
+                let customer = try #require(try await api.post("/v1/customers", "email=a%40b.co").json["id"]?.stringValue)
+
+                let delivery = try #require(try await receiver.waitForDeliveries(1).first)
+                #expect(delivery.path == "/orders")
+                #expect(delivery.contentLength == String(delivery.body.count))
+                #expect(delivery.transferEncoding == nil)
+                #expect(delivery.contentType?.hasPrefix("application/json") == true)
+                let signature = try #require(delivery.signature)
+                let timestamp = try #require(signature.split(separator: ",").first.flatMap { Int($0.dropFirst(2)) })
+                #expect(abs(timestamp - Int(Date().timeIntervalSince1970)) < 60)
+                #expect(signature == WebhookSignature.header(secret: secret, timestamp: timestamp, body: delivery.body))
+
+                let event = delivery.json
+                #expect(event["type"] == "customer.created")
+                #expect(event["data"]?["object"]?["id"] == .string(customer))
+                let eventID = try #require(event["id"]?.stringValue)
+                var stored = try await api.get("/v1/events/\(eventID)").json
+                #expect(stored["data"] == event["data"])
+
+                let attempts = try await Self.waitForAttempts(1, endpoint: endpointID, api: api)
+                #expect(attempts[0]["event"] == .string(eventID))
+                #expect(attempts[0]["status_code"] == 200)
+                #expect(attempts[0]["next_retry_at"] == .null)
+                #expect(attempts[0]["duration_ms"]?.intValue.map { $0 >= 0 } == true)
+                stored = try await api.get("/v1/events/\(eventID)").json
+                #expect(stored["pending_webhooks"] == 0)
+            }
+        }
+    }
+
+    @Test func retriesAfterFailuresUntilDelivered() async throws {
+        try await LiveServer.with(configuration: Self.quickRetries) { server in
+            try await WebhookReceiver.with { receiver in
+                receiver.reply(with: [500, 302])
+                let api = try await server.makeAccount().secret
+                let endpointID = try await Self.endpoint(api, receiver, events: "*")
+                _ = try await api.post("/v1/customers")
+
+                let deliveries = try await receiver.waitForDeliveries(3)
+                #expect(Set(deliveries.map { $0.json["id"] }).count == 1, "every attempt carries the same event")
+                let attempts = try await Self.waitForAttempts(3, endpoint: endpointID, api: api)
+                #expect(attempts.map { $0["status_code"] } == [200, 302, 500], "newest first; a redirect is not followed")
+                #expect(attempts[0]["next_retry_at"] == .null)
+                for failed in attempts.dropFirst() {
+                    let retry = try #require(failed["next_retry_at"]?.intValue)
+                    let created = try #require(failed["created"]?.intValue)
+                    #expect(retry - created == 1)
+                }
+                try await Task.sleep(for: .milliseconds(1500))
+                #expect(receiver.deliveries.count == 3, "a delivered event is not sent again")
+            }
+        }
+    }
+
+    @Test func anUnreachableEndpointIsRecordedAndGivenUpOn() async throws {
+        var configuration = Self.quickRetries
+        configuration.webhooks.giveUpAfter = 0
+        try await LiveServer.with(configuration: configuration) { server in
+            let api = try await server.makeAccount().secret
+            // Port 9 (discard) on loopback: nothing listens there.
+            let endpointID = try #require(
+                try await api.post("/v1/webhook_endpoints", "url=http%3A%2F%2F127.0.0.1%3A9%2F&enabled_events[]=*").json["id"]?.stringValue
+            )
+            _ = try await api.post("/v1/customers")
+            let attempts = try await Self.waitForAttempts(1, endpoint: endpointID, api: api)
+            #expect(attempts[0]["status_code"] == .null)
+            #expect(attempts[0]["error"] == "connection refused")
+            #expect(attempts[0]["next_retry_at"] == .null, "past give-up-after, there is no next attempt")
+            let states = try await server.pool.query("SELECT state FROM webhook_deliveries WHERE endpoint_id = \(endpointID)")
+            #expect(try states.map { try $0["state", as: String.self] } == ["failed"])
+        }
+    }
+
+    @Test func onlyEnabledEndpointsThatWantTheTypeGetADelivery() async throws {
+        try await LiveServer.with(configuration: Self.quickRetries) { server in
+            try await WebhookReceiver.with { receiver in
+                let api = try await server.makeAccount().secret
+                let other = try await server.makeAccount().secret
+                let wanted = try await Self.endpoint(api, receiver, path: "/created", events: "customer.created")
+                let disabled = try await Self.endpoint(api, receiver, path: "/disabled", events: "*")
+                _ = try await api.post("/v1/webhook_endpoints/\(disabled)", "disabled=true")
+                _ = try await Self.endpoint(other, receiver, path: "/other", events: "*")
+
+                let customer = try #require(try await api.post("/v1/customers").json["id"]?.stringValue)
+                _ = try await api.post("/v1/customers/\(customer)", "name=Renamed")
+
+                let counts = try await server.pool.query(
+                    """
+                    SELECT w.id, count(d.seq)::int AS deliveries FROM webhook_endpoints w
+                    LEFT JOIN webhook_deliveries d ON d.endpoint_id = w.id GROUP BY w.id
+                    """
+                )
+                let byEndpoint = try Dictionary(uniqueKeysWithValues: counts.map { (try $0["id", as: String.self], try $0["deliveries", as: Int32.self]) })
+                #expect(byEndpoint[wanted] == 1, "customer.created only, not customer.updated")
+                #expect(byEndpoint[disabled] == 0)
+                #expect(byEndpoint.values.reduce(0, +) == 1, "another account's endpoint hears nothing")
+
+                let delivered = try await receiver.waitForDeliveries(1)
+                #expect(delivered.map(\.path) == ["/created"])
+                #expect(delivered[0].json["type"] == "customer.created")
+            }
+        }
+    }
+
+    @Test func aSlowEndpointDoesNotHoldUpOthers() async throws {
+        try await LiveServer.with(configuration: Self.quickRetries) { server in
+            try await WebhookReceiver.with { receiver in
+                receiver.delay("/slow", by: .seconds(5))
+                let api = try await server.makeAccount().secret
+                _ = try await Self.endpoint(api, receiver, path: "/slow", events: "customer.created")
+                _ = try await Self.endpoint(api, receiver, path: "/fast", events: "customer.updated")
+                let customer = try #require(try await api.post("/v1/customers").json["id"]?.stringValue)
+                _ = try await receiver.waitForDeliveries(1)
+                let updated = ContinuousClock.now
+                _ = try await api.post("/v1/customers/\(customer)", "name=Quick")
+                let delivered = try await receiver.waitForDeliveries(2)
+                #expect(delivered.map(\.path) == ["/slow", "/fast"])
+                #expect(ContinuousClock.now - updated < .seconds(3), "the fast endpoint does not wait for the slow one")
+            }
+        }
+    }
+
+    @Test func disablingDropsWhatWasQueued() async throws {
+        try await LiveServer.with(configuration: Self.quickRetries) { server in
+            let api = try await server.makeAccount().secret
+            let endpointID = try #require(
+                try await api.post("/v1/webhook_endpoints", "url=http%3A%2F%2F127.0.0.1%3A9%2F&enabled_events[]=*").json["id"]?.stringValue
+            )
+            _ = try await api.post("/v1/customers")
+            let attempts = try await Self.waitForAttempts(1, endpoint: endpointID, api: api)
+            #expect(attempts[0]["next_retry_at"] != .null, "a refused connection is retried")
+            let eventID = try #require(attempts[0]["event"]?.stringValue)
+            #expect(try await api.get("/v1/events/\(eventID)").json["pending_webhooks"] == 1)
+
+            _ = try await api.post("/v1/webhook_endpoints/\(endpointID)", "disabled=true")
+            #expect(try await api.get("/v1/events/\(eventID)").json["pending_webhooks"] == 0)
+            let states = try await server.pool.query("SELECT state FROM webhook_deliveries WHERE endpoint_id = \(endpointID)")
+            #expect(try states.map { try $0["state", as: String.self] } == ["failed"])
+        }
+    }
+
+    private static func encoded(_ base: URL, _ path: String) -> String {
+        (base.absoluteString + path).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+    }
+
+    private static func endpoint(_ api: APIClient, _ receiver: WebhookReceiver, path: String = "/hook", events: String) async throws -> String {
+        let created = try await api.post("/v1/webhook_endpoints", "url=\(encoded(receiver.url, path))&enabled_events[]=\(events)")
+        return try #require(created.json["id"]?.stringValue)
+    }
+
+    /// The endpoint's attempts, newest first, once at least `count` are recorded.
+    private static func waitForAttempts(_ count: Int, endpoint: String, api: APIClient) async throws -> [JSONValue] {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            let attempts = try await api.get("/v1/webhook_endpoints/\(endpoint)/deliveries").json["data"]?.arrayValue ?? []
+            if attempts.count >= count { return attempts }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestSetupError("Expected \(count) recorded attempts for \(endpoint)")
+    }
+}

@@ -1,0 +1,115 @@
+public import Foundation
+import Hummingbird
+import Logging
+public import PurseModels
+import ServiceLifecycle
+import Synchronization
+
+/// A real HTTP server on a loopback port that webhook endpoints point at: it records every
+/// request and answers with scripted status codes.
+public final class WebhookReceiver: Sendable {
+    /// One request as it arrived.
+    public struct Delivery: Sendable {
+        public let path: String
+        public let signature: String?
+        public let contentLength: String?
+        public let transferEncoding: String?
+        public let contentType: String?
+        public let body: [UInt8]
+        public var json: JSONValue { (try? JSONReader.parse(body)) ?? .null }
+    }
+
+    /// What arrived, and the replies still to give; shared with the route.
+    private final class Inbox: Sendable {
+        let state = Mutex<(deliveries: [Delivery], replies: [Int], delays: [String: Duration])>(([], [], [:]))
+    }
+
+    public let url: URL
+    private let inbox: Inbox
+    private let group: ServiceGroup
+    private let running: Task<Void, any Error>
+
+    private init(port: Int, inbox: Inbox, group: ServiceGroup, running: Task<Void, any Error>) {
+        self.url = URL(string: "http://127.0.0.1:\(port)")!
+        self.inbox = inbox
+        self.group = group
+        self.running = running
+    }
+
+    /// Runs `body` with a receiver listening, and stops it afterwards.
+    public static func with<Result>(_ body: (WebhookReceiver) async throws -> Result) async throws -> Result {
+        let receiver = try await start()
+        do {
+            let result = try await body(receiver)
+            await receiver.stop()
+            return result
+        } catch {
+            await receiver.stop()
+            throw error
+        }
+    }
+
+    /// Answers the next requests with `statuses`, in order, then with 200 again.
+    public func reply(with statuses: [Int]) {
+        inbox.state.withLock { $0.replies = statuses }
+    }
+
+    /// Answers requests to `path` only after `delay` (a slow endpoint).
+    public func delay(_ path: String, by delay: Duration) {
+        inbox.state.withLock { $0.delays[path] = delay }
+    }
+
+    public var deliveries: [Delivery] { inbox.state.withLock { $0.deliveries } }
+
+    /// Waits until at least `count` requests arrived (counted when they arrive, before any delay), or fails after `timeout`.
+    public func waitForDeliveries(_ count: Int, timeout: Duration = .seconds(15)) async throws -> [Delivery] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let received = deliveries
+            if received.count >= count { return received }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestSetupError("Expected \(count) webhook deliveries, received \(deliveries.count)")
+    }
+
+    private static func start() async throws -> WebhookReceiver {
+        let inbox = Inbox()
+        let router = Router()
+        router.post("**") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 1 << 22)
+            let delivery = Delivery(
+                path: request.uri.path,
+                signature: request.headers.first { $0.name.canonicalName == "stripe-signature" }?.value,
+                contentLength: request.headers[.contentLength],
+                transferEncoding: request.headers[.transferEncoding],
+                contentType: request.headers[.contentType],
+                body: Array(buffer: body)
+            )
+            let (status, delay) = inbox.state.withLock { state -> (Int, Duration?) in
+                state.deliveries.append(delivery)
+                return (state.replies.isEmpty ? 200 : state.replies.removeFirst(), state.delays[delivery.path])
+            }
+            if let delay { try await Task.sleep(for: delay) }
+            return Response(status: HTTPResponse.Status(code: status))
+        }
+        var logger = Logger(label: "purse.test.webhook-receiver")
+        logger.logLevel = .warning
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let application = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
+        let running = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw TestSetupError("The webhook receiver did not start") }
+        return WebhookReceiver(port: port, inbox: inbox, group: group, running: running)
+    }
+
+    private func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await running.value
+    }
+}

@@ -168,9 +168,14 @@ struct FormParserEncodingTests {
         #expect(params["raw"] == text("[y]"))
     }
 
-    @Test func emptyPairsAndNamelessPairsAreSkipped() throws {
-        let params = try parse("&&a=1&&=orphan&b=2&")
+    @Test func emptyPairsAreSkipped() throws {
+        let params = try parse("&&a=1&&b=2&")
         #expect(params == ParamObject([("a", text("1")), ("b", text("2"))]))
+    }
+
+    @Test(arguments: ["a=1&=orphan", "=", "=&a=1"])
+    func namelessPairsAreRefused(body: String) {
+        refusal(of: body)
     }
 
     @Test func anEmptyBodyIsNoParameters() throws {

@@ -8,12 +8,15 @@ public struct EventRecorder: Sendable {
     public init() {}
 
     /// The deliveries of the event a `WITH event AS (insert ...)` clause made, as a further
-    /// clause of the same statement.
+    /// clause of the same statement. The endpoints are locked (`FOR KEY SHARE`) as they are read:
+    /// an endpoint deleted by a transaction that commits meanwhile is then skipped, where reading
+    /// it unlocked made the delivery's foreign key fail (a 500 on the change that emitted the event).
     public static let deliveries: PostgresQuery = """
         INSERT INTO webhook_deliveries (account_id, endpoint_id, event_id)
         SELECT e.account_id, w.id, e.id FROM event e
         JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.status = 'enabled'
             AND (w.enabled_events && ARRAY['*', e.type])
+        FOR KEY SHARE OF w
         """
 
     /// An `INSERT INTO events ... RETURNING id, account_id, type`, to run as the `event` clause

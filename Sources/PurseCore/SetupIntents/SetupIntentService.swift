@@ -97,7 +97,7 @@ public struct SetupIntentService: Sendable {
                 throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
             }
             var intent = stored.intent
-            try Self.requireOpen(intent, action: "update")
+            try Self.requireOpen(stored, action: "update", caller: caller, secrets: secrets, publicURL: publicURL)
             if let customer = params.customer {
                 if let value = customer.value, !(try CustomerVisibility.isVisible(value, by: caller, on: connection)) {
                     throw PurseError.noSuch("customer", value, param: "customer")
@@ -150,7 +150,7 @@ public struct SetupIntentService: Sendable {
             guard let stored = try SetupIntentStore.find(id, account: caller.accountID, lock: true, on: connection) else {
                 throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
             }
-            try Self.requireOpen(stored.intent, action: "cancel")
+            try Self.requireOpen(stored, action: "cancel", caller: caller, secrets: secrets, publicURL: publicURL)
             try connection.query(
                 """
                 UPDATE setup_intents SET status = 'canceled', cancellation_reason = \(reason?.rawValue), updated_at = now()
@@ -189,7 +189,7 @@ public struct SetupIntentService: Sendable {
         let returnURL = try Self.checkedReturnURL(params.returnURL)
         let stored = try await pool.withConnection { try SetupIntentStore.find(id, account: caller.accountID, on: $0) }
         guard let stored else { throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true) }
-        try Self.requireOpen(stored.intent, action: "confirm")
+        try Self.requireOpen(stored, action: "confirm", caller: caller, secrets: secrets, publicURL: publicURL)
 
         // The method to save: entered now, named by id or test token, or already on the intent.
         let candidate: Candidate
@@ -241,7 +241,7 @@ public struct SetupIntentService: Sendable {
             guard let locked = try SetupIntentStore.find(id, account: caller.accountID, lock: true, on: connection) else {
                 throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
             }
-            try Self.requireOpen(locked.intent, action: "confirm")
+            try Self.requireOpen(locked, action: "confirm", caller: caller, secrets: secrets, publicURL: publicURL)
             if let new = ready.new { try connection.query(PaymentMethodStore.insert(new, account: caller.accountID)) }
             if let billing = ready.updatedBillingDetails {
                 try connection.query(
@@ -432,12 +432,17 @@ public struct SetupIntentService: Sendable {
         }
     }
 
-    static func requireOpen(_ intent: SetupIntent, action: String) throws {
+    /// Refuses to act on a succeeded or canceled intent; the error embeds the intent as the caller
+    /// may see it, as Stripe's does (and as a decline's does).
+    static func requireOpen(
+        _ stored: StoredSetupIntent, action: String, caller: Credential, secrets: DerivedSecrets, publicURL: PublicURL
+    ) throws {
+        let intent = stored.intent
         guard openStatuses.contains(intent.status) else {
             throw PurseError(
                 .invalidRequest, code: "setup_intent_unexpected_state",
                 message: "You cannot \(action) this SetupIntent because it has a status of \(intent.status).",
-                related: JSONObject([("setup_intent", .string(intent.id))])
+                related: JSONObject([("setup_intent", try render(stored, secrets, publicURL).json(for: caller))])
             )
         }
     }

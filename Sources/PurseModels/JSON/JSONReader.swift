@@ -62,11 +62,14 @@ public struct JSONReader {
     private mutating func parseObject(depth: Int) throws -> JSONValue {
         guard depth <= maximumDepth else { throw error("nested deeper than \(maximumDepth) levels") }
         position += 1
-        var object = JSONObject()
+        // Entries plus an index by key, so a repeated key (the last value wins, in the first
+        // one's place) costs no search: an object of n keys parses in O(n), not O(n²).
+        var entries: [(String, JSONValue)] = []
+        var indexByKey: [String: Int] = [:]
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
-            return .object(object)
+            return .object(JSONObject())
         }
         while true {
             skipWhitespace()
@@ -76,7 +79,13 @@ public struct JSONReader {
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':'") }
             position += 1
             skipWhitespace()
-            object[key] = try parseValue(depth: depth)
+            let value = try parseValue(depth: depth)
+            if let index = indexByKey[key] {
+                entries[index].1 = value
+            } else {
+                indexByKey[key] = entries.count
+                entries.append((key, value))
+            }
             skipWhitespace()
             guard position < bytes.count else { throw error("unexpected end of input") }
             if bytes[position] == UInt8(ascii: ",") {
@@ -85,7 +94,7 @@ public struct JSONReader {
             }
             guard bytes[position] == UInt8(ascii: "}") else { throw error("expected ',' or '}'") }
             position += 1
-            return .object(object)
+            return .object(JSONObject(entries))
         }
     }
 

@@ -21,9 +21,32 @@ enum RequestParameters {
             guard case .object(let object) = json else {
                 throw PurseError(.invalidRequest, message: "The JSON request body must be an object.")
             }
-            return object.paramObject
+            let parameters = object.paramObject
+            try refuseNUL(in: .object(parameters), path: [])
+            return parameters
         }
         return try FormParser.parse(bytes)
+    }
+
+    /// JSON may escape a NUL (`\u0000`), which PostgreSQL text cannot hold: refused like the form
+    /// parser refuses `%00`, naming the parameter, rather than failing in the database.
+    private static func refuseNUL(in value: ParamValue, path: [String]) throws {
+        switch value {
+        case .string(let text):
+            guard !text.utf8.contains(0) else {
+                let param = ParameterPath.bracketed(path)
+                throw PurseError.invalidParameter(param, "The value of \(param) contains a NUL character.")
+            }
+        case .array(let elements):
+            for (index, element) in elements.enumerated() { try refuseNUL(in: element, path: path + [String(index)]) }
+        case .object(let object):
+            for entry in object.entries {
+                guard !entry.key.utf8.contains(0) else {
+                    throw PurseError(.invalidRequest, message: "A parameter name contains a NUL character.")
+                }
+                try refuseNUL(in: entry.value, path: path + [entry.key])
+            }
+        }
     }
 
     static func fromQuery(_ query: String?) throws -> ParamObject {

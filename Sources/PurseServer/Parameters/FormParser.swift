@@ -25,7 +25,10 @@ public enum FormParser {
             let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
             let key = try decodeComponent(parts[0], what: "parameter name")
             let value = parts.count > 1 ? try decodeComponent(parts[1], what: "value of \(key)") : ""
-            if key.isEmpty { continue }
+            // A value without a name (`=x`) is no parameter the API knows, as in a JSON body (`{"": "x"}`).
+            guard !key.isEmpty else {
+                throw PurseError(.invalidRequest, message: "A parameter has no name (a pair of the form =value).")
+            }
             try insert(value, at: try segments(of: key), into: root, fullKey: key)
         }
         return root.objectValue
@@ -152,6 +155,9 @@ public enum FormParser {
                 case .array(let existing): elements = existing
                 default: throw conflict(ParameterPath.bracketed(Array(path.prefix(depth))))
                 }
+                // The node lets go of its array while it grows, so appending does not copy it:
+                // 10,000 `a[]=` pairs stay linear.
+                node.content = .empty
                 if isLast {
                     let element = Node()
                     element.content = .scalar(value)
@@ -165,6 +171,7 @@ public enum FormParser {
                 if let last = elements.last, case .object = last.content, !rest.isEmpty,
                     rest.contains("") || !last.has(rest)
                 {
+                    node.content = .array(elements)
                     node = last
                 } else {
                     let element = Node()
@@ -186,6 +193,8 @@ public enum FormParser {
                 child = existing
             } else {
                 child = Node()
+                // As for arrays: no second reference while the hash grows (no copy per new key).
+                node.content = .empty
                 children[segment] = child
                 keys.append(segment)
                 node.content = .object(keys: keys, children: children)

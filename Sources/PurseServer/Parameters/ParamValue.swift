@@ -17,22 +17,32 @@ public indirect enum ParamValue: Sendable, Equatable {
 /// Parameters by name, in the order they arrived.
 public struct ParamObject: Sendable, Equatable {
     public private(set) var entries: [(key: String, value: ParamValue)] = []
+    /// Each key's first position in `entries`, so decoding a hash of n keys (metadata, say) reads
+    /// each in O(1) rather than searching: a hostile body of thousands of keys stays linear.
+    private var indexByKey: [String: Int] = [:]
 
     public init() {}
 
     public init(_ entries: [(String, ParamValue)]) {
         self.entries = entries.map { (key: $0.0, value: $0.1) }
+        for (index, entry) in entries.enumerated().reversed() { indexByKey[entry.0] = index }
     }
 
     public subscript(key: String) -> ParamValue? {
-        get { entries.first { $0.key == key }?.value }
+        get { indexByKey[key].map { entries[$0].value } }
         set {
-            let index = entries.firstIndex { $0.key == key }
-            switch (index, newValue) {
-            case (let index?, let value?): entries[index].value = value
-            case (let index?, nil): entries.remove(at: index)
-            case (nil, let value?): entries.append((key, value))
-            case (nil, nil): break
+            switch (indexByKey[key], newValue) {
+            case (let index?, let value?):
+                entries[index].value = value
+            case (let index?, nil):
+                entries.remove(at: index)
+                indexByKey = [:]
+                for (index, entry) in entries.enumerated().reversed() { indexByKey[entry.key] = index }
+            case (nil, let value?):
+                indexByKey[key] = entries.count
+                entries.append((key, value))
+            case (nil, nil):
+                break
             }
         }
     }

@@ -119,6 +119,9 @@ webhook_create_props = {"url": {"type": "string", "format": "uri"}, "enabled_eve
 webhook_update_props = {"url": {"type": "string", "format": "uri"}, "enabled_events": {"type": "array", "items": {"enum": EVENT_TYPES}, "minItems": 1},
     "description": STR, "metadata": metadata_param, "disabled": {"type": "boolean"}, "expand": {"type": "array", "items": S}}
 HTML = {"description": "An HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}
+# What StripeVersion.parse accepts: a date, an optional `.name`, then `; key=value` parts (stripe-ios's beta flags).
+STRIPE_VERSION = {"type": "string", "pattern": r"^[ \t]*[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(\.[A-Za-z0-9_]{1,40})?[ \t]*(;[ \t]*[A-Za-z0-9_.-]+=[A-Za-z0-9_.-]+[ \t]*)*$",
+                  "examples": ["2026-10-28.endive", "2020-08-27; elements_beta=v1"]}
 AUTH_PATH = [pathid("The setup intent"), {"name": "token", "in": "path", "required": True, "schema": S, "description": "The page's token"}]
 
 doc = {
@@ -129,10 +132,11 @@ doc = {
   "paths": {
     "/healthz": {"get": {"operationId": "healthz", "summary": "The process answers", "security": [], "responses": {"200": ok(ref("Health"))}}},
     "/readyz": {"get": {"operationId": "readyz", "summary": "The database is reachable and its schema current", "security": [], "responses": {"200": ok(ref("Health")), "503": ok(ref("Health"), "Not ready")}}},
+    "/metrics": {"get": {"operationId": "metrics", "summary": "Prometheus metrics (text format 0.0.4): requests and latency per route template and status, the database pool, the webhook queue, the process. Public and free of tenant data; keep it off the public internet at the proxy.", "security": [], "responses": {"200": {"description": "The metrics", "content": {"text/plain; version=0.0.4": {"schema": {"type": "string"}}}}}}},
     "/openapi.json": {"get": {"operationId": "openapi", "summary": "This document", "security": [], "responses": {"200": {"description": "The OpenAPI document", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
     "/v1/customers": {
       "post": {"operationId": "createCustomer", "summary": "Create a customer (secret key)", "requestBody": body(customer_props), "responses": resp(ref("Customer"))},
-      "get": {"operationId": "listCustomers", "summary": "List customers, newest first (secret key)", "parameters": [q("email", {"type": "string", "maxLength": 512}), CREATED] + PAGE + [EXPAND], "responses": resp(ref("CustomerList"))},
+      "get": {"operationId": "listCustomers", "summary": "List customers, newest first (secret key)", "parameters": [q("email", S), CREATED] + PAGE + [EXPAND], "responses": resp(ref("CustomerList"))},
     },
     "/v1/customers/{id}": {
       "get": {"operationId": "retrieveCustomer", "summary": "Retrieve a customer (secret key, or the customer's own ephemeral key)", "parameters": [pathid(), EXPAND], "responses": resp({"anyOf": [ref("Customer"), ref("DeletedObject")]})},
@@ -156,7 +160,7 @@ doc = {
       "post": {"operationId": "selectPaymentOption", "summary": "Select a payment method (it becomes the default), apple_pay, link, or none (empty)", "parameters": [pathid("The customer")], "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {"option": S, "expand": {"type": "array", "items": S}}, "required": ["option"], "additionalProperties": False}}, "application/json": {"schema": {"type": "object", "properties": {"option": {"type": ["string", "null"]}, "expand": {"type": "array", "items": S}}, "required": ["option"], "additionalProperties": False}}}}, "responses": resp(ref("SelectedPaymentOption"))},
     },
     "/v1/customers/{id}/revoke_credentials": {"post": {"operationId": "revokeCustomerCredentials", "summary": "Revoke every ephemeral key and customer session of the customer at once (sign out everywhere)", "parameters": [pathid("The customer")], "requestBody": body({"expand": {"type": "array", "items": S}}), "responses": resp(ref("CredentialRevocation"))}},
-    "/v1/ephemeral_keys": {"post": {"operationId": "createEphemeralKey", "summary": "Create an ephemeral key for a customer's device (secret key; the Stripe-Version header is required)", "parameters": [{"name": "Stripe-Version", "in": "header", "required": True, "schema": S}], "requestBody": body({"customer": S, "customer_sheet_settings": S, "expand": {"type": "array", "items": S}}, ["customer"]), "responses": resp(ref("EphemeralKey"))}},
+    "/v1/ephemeral_keys": {"post": {"operationId": "createEphemeralKey", "summary": "Create an ephemeral key for a customer's device (secret key; the Stripe-Version header is required)", "parameters": [{"name": "Stripe-Version", "in": "header", "required": True, "schema": STRIPE_VERSION}], "requestBody": body({"customer": S, "customer_sheet_settings": S, "expand": {"type": "array", "items": S}}, ["customer"]), "responses": resp(ref("EphemeralKey"))}},
     "/v1/ephemeral_keys/{id}": {"delete": {"operationId": "revokeEphemeralKey", "summary": "Revoke an ephemeral key at once", "parameters": [pathid()], "responses": resp(ref("EphemeralKey"))}},
     "/v1/setup_intents": {
       "post": {"operationId": "createSetupIntent", "summary": "Create a setup intent (secret key)", "requestBody": body(si_create_props), "responses": resp(ref("SetupIntent"))},
@@ -306,6 +310,87 @@ doc = {
     },
   },
 }
+
+# What `expand[]` may name, as Sources/PurseServer/API/Expansion.swift decides: per object type,
+# its expandable fields and the type each becomes; a path goes at most 4 segments deep, a list's
+# paths start with `data.`. Every operation's `expand` (query or body) lists exactly these.
+EXPANDABLE = {
+    "customer": {"invoice_settings.default_payment_method": "payment_method"},
+    "payment_method": {"customer": "customer"},
+    "setup_intent": {"customer": "customer", "payment_method": "payment_method"},
+    "customer_session": {"customer": "customer"},
+    "selected_payment_option": {"payment_method": "payment_method"},
+    "elements_session": {"payment_method_preference.setup_intent": "setup_intent"},
+}
+EXPAND_DEPTH = 4
+RETURNS = {"Customer": "customer", "PaymentMethod": "payment_method", "SetupIntent": "setup_intent", "CustomerSession": "customer_session",
+           "SelectedPaymentOption": "selected_payment_option", "ElementsSession": "elements_session"}
+
+def expand_paths(object_type, prefix="", depth=0):
+    for field, target in EXPANDABLE.get(object_type, {}).items():
+        path = prefix + field
+        if depth + len(field.split(".")) > EXPAND_DEPTH:
+            continue
+        yield path
+        yield from expand_paths(target, path + ".", depth + len(field.split(".")))
+
+def expand_schema(operation):
+    """The `expand` array of an operation, from what its 200 response returns."""
+    schema = operation["responses"].get("200", {}).get("content", {}).get("application/json", {}).get("schema", {})
+    name = schema.get("$ref", "").rsplit("/", 1)[-1] or next((b["$ref"].rsplit("/", 1)[-1] for b in schema.get("anyOf", []) if "$ref" in b), "")
+    if name.endswith("List"):
+        paths = sorted(expand_paths(RETURNS.get(name[:-4], ""), "data.", 1))
+    else:
+        paths = sorted(expand_paths(RETURNS.get(name, "")))
+    if not paths:
+        return {"type": "array", "maxItems": 0, "description": "Nothing in this response can be expanded"}
+    return {"type": "array", "items": {"enum": paths}}
+
+def add_expand_enums(document):
+    """Gives each operation its own `expand` (operations share parameter and property dicts)."""
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            if "parameters" in operation:
+                operation["parameters"] = [dict(p, schema=expand_schema(operation)) if p["name"] == "expand" else p
+                                           for p in operation["parameters"]]
+            for media in operation.get("requestBody", {}).get("content", {}).values():
+                properties = media["schema"].get("properties", {})
+                if "expand" in properties:
+                    media["schema"] = dict(media["schema"], properties=dict(properties, expand=expand_schema(operation)))
+
+add_expand_enums(doc)
+
+# Stripe's convention, which Purse applies to every parameter: an empty value (`email=`, and in
+# JSON also `null`) unsets an optional field, clears a list or hash, or leaves a filter out. So
+# each optional parameter, at any depth of a body, also takes "" (and null in JSON); a required
+# one does not (empty is "missing").
+def emptyable(schema, json_body):
+    plain_string = schema.get("type") == "string" and not ({"pattern", "minLength", "format", "enum"} & schema.keys())
+    empty = ([] if plain_string else [{"const": ""}]) + ([{"type": "null"}] if json_body else [])
+    return {"anyOf": [schema] + empty} if empty else schema
+
+def with_empty_optionals(schema, json_body):
+    if schema.get("type") != "object" or "properties" not in schema:
+        return schema
+    required = set(schema.get("required", []))
+    properties = {}
+    for name, child in schema["properties"].items():
+        child = with_empty_optionals(child, json_body)
+        properties[name] = child if name in required else emptyable(child, json_body)
+    return dict(schema, properties=properties)
+
+def add_empty_values(document):
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            if "parameters" in operation:
+                operation["parameters"] = [
+                    dict(p, schema=emptyable(p["schema"], False)) if p["in"] == "query" and not p.get("required") else p
+                    for p in operation["parameters"]
+                ]
+            for media_type, media in operation.get("requestBody", {}).get("content", {}).items():
+                media["schema"] = with_empty_optionals(media["schema"], media_type == "application/json")
+
+add_empty_values(doc)
 
 def main():
     target = pathlib.Path(__file__).resolve().parent.parent / "Sources/PurseServer/OpenAPI/openapi.json"

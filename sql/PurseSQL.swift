@@ -13,6 +13,8 @@ public enum PurseSQL {
         ("0008_customer_sessions.sql", text(PackageResources._008_customer_sessions_sql)),
         ("0009_customer_sheet_settings.sql", text(PackageResources._009_customer_sheet_settings_sql)),
         ("0010_webhooks.sql", text(PackageResources._010_webhooks_sql)),
+        ("0011_webhook_deliveries_failed.sql", text(PackageResources._011_webhook_deliveries_failed_sql)),
+        ("0012_change_notifications.sql", text(PackageResources._012_change_notifications_sql)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

@@ -32,6 +32,10 @@ public final class PostgresClient: Sendable, Service {
         public var waiting: Int
         /// Callers that had to wait for a connection, since start.
         public var totalWaits: Int
+        /// Time those callers spent waiting, in total (ended waits only).
+        public var totalWaitTime: Duration
+        /// Waits that ended in ``PGError/Kind/poolTimeout``, since start.
+        public var timeouts: Int
     }
 
     public let configuration: PostgresConfiguration
@@ -114,7 +118,9 @@ public final class PostgresClient: Sendable, Service {
                 open: state.openCount,
                 idle: state.idle.count,
                 waiting: state.waiters.count,
-                totalWaits: state.totalWaits
+                totalWaits: state.totalWaits,
+                totalWaitTime: state.totalWaitTime,
+                timeouts: state.timeouts
             )
         }
     }
@@ -180,10 +186,28 @@ public final class PostgresClient: Sendable, Service {
         case .connect:
             return try await connect()
         case .wait:
-            switch try await waitForGrant() {
+            let started = ContinuousClock.now
+            let grant: Grant
+            do {
+                grant = try await waitForGrant()
+            } catch {
+                recordWait(since: started, timedOut: (error as? PGError)?.kind == .poolTimeout)
+                throw error
+            }
+            recordWait(since: started, timedOut: false)
+            switch grant {
             case .connection(let connection): return try await prepareForUse(connection)
             case .permitToConnect: return try await connect()
             }
+        }
+    }
+
+    /// Adds an ended wait to the statistics (only callers that waited pay for this).
+    private func recordWait(since started: ContinuousClock.Instant, timedOut: Bool) {
+        let waited = ContinuousClock.now - started
+        state.withLock { state in
+            state.totalWaitTime += waited
+            if timedOut { state.timeouts += 1 }
         }
     }
 
@@ -329,6 +353,8 @@ struct PoolState {
     var waiters: [Waiter] = []
     var nextWaiterID = 0
     var totalWaits = 0
+    var totalWaitTime = Duration.zero
+    var timeouts = 0
     var isClosed = false
     /// `close()` callers waiting for the last connection to come back.
     var drained: [CheckedContinuation<Void, Never>] = []

@@ -81,6 +81,39 @@ public final class PostgresConnection: @unchecked Sendable {
         return poll(&descriptor, 1, 0) == 0
     }
 
+    /// Waits up to `timeout` for notifications on the channels this connection `LISTEN`s to
+    /// and returns those that arrived, nothing after a quiet wait. Throws when the connection is
+    /// lost, so the listener knows it may have missed some.
+    public func notifications(waitingUpTo timeout: Duration) throws -> [PostgresNotification] {
+        let handle = try openHandle()
+        let pending = Self.takeNotifications(handle)
+        if !pending.isEmpty { return pending }
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+        let ready = poll(&descriptor, 1, Int32(clamping: milliseconds))
+        guard ready != 0 else { return [] }
+        if ready < 0 && errno == EINTR { return [] }
+        guard ready > 0, PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else {
+            throw PGError(.connectionFailed, message: Self.errorMessage(of: handle))
+        }
+        return Self.takeNotifications(handle)
+    }
+
+    private static func takeNotifications(_ handle: OpaquePointer) -> [PostgresNotification] {
+        var notifications: [PostgresNotification] = []
+        while let notification = PQnotifies(handle) {
+            notifications.append(
+                PostgresNotification(
+                    channel: String(cString: notification.pointee.relname),
+                    payload: String(cString: notification.pointee.extra),
+                    senderPID: notification.pointee.be_pid
+                )
+            )
+            PQfreemem(notification)
+        }
+        return notifications
+    }
+
     /// Whether a transaction block is open on the connection (idle in it, or failed in it).
     public var isInTransaction: Bool {
         guard let handle else { return false }

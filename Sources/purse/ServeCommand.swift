@@ -44,6 +44,12 @@ struct ServeCommand: AsyncParsableCommand {
     var maxBodySize: Int?
 
     @Option(
+        name: .customLong("read-timeout"),
+        help: "Seconds a client has to send a request's headers, then its body (env PURSE_READ_TIMEOUT; default 30)."
+    )
+    var readTimeout: Int?
+
+    @Option(
         name: .customLong("ephemeral-key-lifetime"),
         help: "Seconds an ephemeral key lives (env PURSE_EPHEMERAL_KEY_LIFETIME; default 3600)."
     )
@@ -173,6 +179,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let maxBodySize = try integer(self.maxBodySize, "PURSE_MAX_BODY_SIZE", default: 1 << 20)
         guard maxBodySize >= 1024 else { throw ValidationError("The largest body must be at least 1024 bytes.") }
+        let readTimeout = try integer(self.readTimeout, "PURSE_READ_TIMEOUT", default: 30)
+        guard readTimeout >= 1 else { throw ValidationError("The read timeout is at least one second.") }
         let keyLifetime = try integer(ephemeralKeyLifetime, "PURSE_EPHEMERAL_KEY_LIFETIME", default: 3600)
         let sessionLifetime = try integer(customerSessionLifetime, "PURSE_CUSTOMER_SESSION_LIFETIME", default: 1800)
         guard keyLifetime >= 1, sessionLifetime >= 1 else { throw ValidationError("Lifetimes are at least one second.") }
@@ -194,6 +202,7 @@ struct ServeCommand: AsyncParsableCommand {
             publicURL: publicURL,
             logLevel: level,
             maxBodySize: maxBodySize,
+            readTimeout: readTimeout,
             ephemeralKeyLifetime: keyLifetime,
             customerSessionLifetime: sessionLifetime,
             webhooks: webhooks

@@ -22,7 +22,10 @@ struct PoolTests {
             // Once the holder is done, the connection serves again.
             let rows = try await client.query("SELECT 1 AS one")
             #expect(try rows[0]["one", as: Int32.self] == 1)
-            #expect(client.statistics.totalWaits >= 1)
+            let statistics = client.statistics
+            #expect(statistics.totalWaits >= 1)
+            #expect(statistics.timeouts == 1)
+            #expect(statistics.totalWaitTime >= .milliseconds(250))
         }
     }
 

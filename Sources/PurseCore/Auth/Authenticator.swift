@@ -3,28 +3,47 @@ import PurseModels
 
 /// Turns the key a request presents into a ``Credential``, or refuses it as Stripe does (401,
 /// with the key masked).
+///
+/// Keys found are kept in memory by the SHA-256 of the key (``ChangeCaches/credentials``), so a
+/// client presenting the same key again costs no database round trip; a revocation, a deleted
+/// customer or a changed session empties the cache on every server as it commits. Unknown keys
+/// are never cached, and an expiry is checked at every use.
 public struct Authenticator: Sendable {
     private let pool: PostgresClient
+    private let cache: ChangeCache<[UInt8], CachedCredential>
 
-    public init(pool: PostgresClient) { self.pool = pool }
+    public init(pool: PostgresClient, caches: ChangeCaches) {
+        self.pool = pool
+        self.cache = caches.credentials
+    }
 
     public func authenticate(_ key: String) async throws -> Credential {
         let hash = SecretHash.sha256(key)
-        let credential: Credential?
-        if key.hasPrefix("sk_test_") || key.hasPrefix("pk_test_") {
-            credential = try await apiKey(hash: hash)
-        } else if key.hasPrefix("ek_test_") {
-            credential = try await ephemeralKey(hash: hash, key: key)
-        } else {
-            credential = nil
+        if let cached = cache.value(for: hash) {
+            return try Self.unexpired(cached, key: key)
         }
-        guard let credential else { throw Self.invalidKey(key) }
-        return credential
+        let ticket = cache.ticket()
+        let found: CachedCredential?
+        if key.hasPrefix("sk_test_") || key.hasPrefix("pk_test_") {
+            found = try await apiKey(hash: hash)
+        } else if key.hasPrefix("ek_test_") {
+            found = try await ephemeralKey(hash: hash)
+        } else {
+            found = nil
+        }
+        guard let found else { throw Self.invalidKey(key) }
+        cache.store(found, for: hash, ticket: ticket)
+        return try Self.unexpired(found, key: key)
+    }
+
+    private static func unexpired(_ cached: CachedCredential, key: String) throws -> Credential {
+        if let expires = cached.expires, expires <= Clock.now { throw expiredKey(key) }
+        return cached.credential
     }
 
     /// An ephemeral key, or the key a customer session hands out, of a live customer: refused
     /// once revoked, expired once past its expiry. One statement looks in both places.
-    private func ephemeralKey(hash: [UInt8], key: String) async throws -> Credential? {
+    private func ephemeralKey(hash: [UInt8]) async throws -> CachedCredential? {
         let rows = try await pool.query(
             """
             SELECT 'ephemeral_key' AS source, k.id, k.account_id, k.customer_id, k.secret_hash AS hash, k.expires AS expires,
@@ -39,17 +58,17 @@ public struct Authenticator: Sendable {
             """
         )
         guard let row = rows.first, SecretHash.constantTimeEquals(try row["hash"], hash) else { return nil }
-        guard try row["expires", as: Int.self] > Clock.now else { throw Self.expiredKey(key) }
         let permissions = try StoredJSON.decodeIfPresent(CustomerSessionComponents.self, from: try row["components"])
             .map(SessionPermissions.init)
-        return Credential(
+        let credential = Credential(
             kind: permissions == nil ? .ephemeralKey : .customerSession, accountID: try row["account_id"],
             customerID: try row["customer_id"], sourceID: try row["id"], session: permissions,
             sheetSettingsID: try row["sheet_settings_id"]
         )
+        return CachedCredential(credential: credential, expires: try row["expires", as: Int.self])
     }
 
-    private func apiKey(hash: [UInt8]) async throws -> Credential? {
+    private func apiKey(hash: [UInt8]) async throws -> CachedCredential? {
         let rows = try await pool.query(
             """
             SELECT id, account_id, kind, secret_hash FROM api_keys
@@ -57,11 +76,12 @@ public struct Authenticator: Sendable {
             """
         )
         guard let row = rows.first, SecretHash.constantTimeEquals(try row["secret_hash"], hash) else { return nil }
-        return Credential(
+        let credential = Credential(
             kind: try row["kind", as: String.self] == "secret" ? .secret : .publishable,
             accountID: try row["account_id"],
             sourceID: try row["id"]
         )
+        return CachedCredential(credential: credential, expires: nil)
     }
 
     static func invalidKey(_ key: String) -> PurseError {

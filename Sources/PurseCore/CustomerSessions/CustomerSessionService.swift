@@ -10,11 +10,14 @@ public struct CustomerSessionService: Sendable {
     private let secrets: DerivedSecrets
     /// Seconds a new session lives.
     private let lifetime: Int
+    /// Emptied at a revocation, so it takes effect on this server before the response is sent.
+    private let caches: ChangeCaches
 
-    public init(pool: PostgresClient, masterKey: MasterKey, lifetime: Int) {
+    public init(pool: PostgresClient, masterKey: MasterKey, lifetime: Int, caches: ChangeCaches) {
         self.pool = pool
         self.secrets = DerivedSecrets(masterKey: masterKey)
         self.lifetime = lifetime
+        self.caches = caches
     }
 
     static let columns = "id, account_id, customer_id, components, created, expires_at, revoked_at IS NOT NULL AS revoked, sheet_settings_id"
@@ -56,6 +59,7 @@ public struct CustomerSessionService: Sendable {
             """
         )
         guard let row = rows.first else { throw PurseError.noSuch("customer session", id, param: "id") }
+        caches.invalidate(topic: ChangeCaches.credentialsTopic)
         return try Self.session(row)
     }
 

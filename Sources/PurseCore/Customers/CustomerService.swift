@@ -6,10 +6,13 @@ public struct CustomerService: Sendable {
     private let pool: PostgresClient
     private let paymentMethods: PaymentMethodService
     private let events = EventRecorder()
+    /// Emptied when a customer's keys stop working, before the response is sent.
+    private let caches: ChangeCaches
 
-    public init(pool: PostgresClient, paymentMethods: PaymentMethodService) {
+    public init(pool: PostgresClient, paymentMethods: PaymentMethodService, caches: ChangeCaches) {
         self.pool = pool
         self.paymentMethods = paymentMethods
+        self.caches = caches
     }
 
     /// A customer as found: live, or the stub a deleted one leaves.
@@ -134,6 +137,7 @@ public struct CustomerService: Sendable {
 
     public func delete(_ id: String, by caller: Credential, request: RequestInfo) async throws -> DeletedObject {
         let events = self.events
+        defer { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
         return try await pool.withTransaction { connection in
             let customer = try Self.lockActive(id, by: caller, on: connection)
             // A tombstone: the id stays (retrieve shows it deleted), the personal data goes.
@@ -167,7 +171,8 @@ public struct CustomerService: Sendable {
 
     /// "Sign out everywhere": revokes every ephemeral key and session of the customer at once.
     public func revokeCredentials(_ id: String, by caller: Credential) async throws -> CredentialRevocation {
-        try await pool.withTransaction { connection in
+        defer { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
+        return try await pool.withTransaction { connection in
             let customer = try Self.lockActive(id, by: caller, on: connection)
             let keys = try EphemeralKeyService.revokeAll(customer: customer.id, account: caller.accountID, on: connection)
             let sessions = try CustomerSessionService.revokeAll(customer: customer.id, account: caller.accountID, on: connection)

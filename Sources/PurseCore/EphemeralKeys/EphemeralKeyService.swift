@@ -7,10 +7,14 @@ public struct EphemeralKeyService: Sendable {
     private let pool: PostgresClient
     /// Seconds a new key lives.
     private let lifetime: Int
+    /// Emptied at a revocation, so it takes effect on this server before the response is sent
+    /// (other servers hear of it through PostgreSQL).
+    private let caches: ChangeCaches
 
-    public init(pool: PostgresClient, lifetime: Int) {
+    public init(pool: PostgresClient, lifetime: Int, caches: ChangeCaches) {
         self.pool = pool
         self.lifetime = lifetime
+        self.caches = caches
     }
 
     public struct CreateParameters: Decodable, Sendable {
@@ -55,6 +59,7 @@ public struct EphemeralKeyService: Sendable {
             """
         )
         guard let row = rows.first else { throw PurseError.noSuch("ephemeral key", id, param: "id") }
+        caches.invalidate(topic: ChangeCaches.credentialsTopic)
         return EphemeralKey(
             id: try row["id"], customer: try row["customer_id"], created: try row["created"], expires: try row["expires"],
             secret: nil

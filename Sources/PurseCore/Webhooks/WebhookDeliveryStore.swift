@@ -93,6 +93,42 @@ public struct WebhookDeliveryStore: Sendable {
         }
     }
 
+    /// The queue at a glance, for metrics: counts over the whole database (every account, every
+    /// server), no ids.
+    public struct Backlog: Sendable, Equatable {
+        /// Deliveries still to be made.
+        public let pending: Int
+        /// Pending deliveries whose next attempt is due now.
+        public let due: Int
+        /// Seconds the longest-due of those has been waiting past its time (0 when none is due).
+        public let oldestDueAge: Double
+        /// Deliveries given up on, or dropped when their endpoint was disabled.
+        public let failed: Int
+    }
+
+    /// Reads the ``Backlog`` in one statement; each count is served by a partial index, so it
+    /// costs in proportion to the backlog, not to the deliveries ever made.
+    public func backlog() async throws -> Backlog {
+        let rows = try await pool.query(
+            """
+            SELECT
+                (SELECT count(*) FROM webhook_deliveries WHERE state = 'pending') AS pending,
+                due.count AS due,
+                COALESCE(extract(epoch FROM now() - due.oldest), 0)::float8 AS oldest_due_age,
+                (SELECT count(*) FROM webhook_deliveries WHERE state = 'failed') AS failed
+            FROM (
+                SELECT count(*) AS count, min(next_attempt_at) AS oldest FROM webhook_deliveries
+                WHERE state = 'pending' AND next_attempt_at <= now()
+            ) due
+            """
+        )
+        let row = rows[0]
+        return Backlog(
+            pending: try row["pending"], due: try row["due"], oldestDueAge: try row["oldest_due_age"],
+            failed: try row["failed"]
+        )
+    }
+
     /// Records an attempt and schedules the next one, or ends the delivery.
     public func record(_ attempt: Attempt, outcome: Outcome, at time: Int = Clock.now) async throws {
         let attempts = attempt.previousAttempts + 1

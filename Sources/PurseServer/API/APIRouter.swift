@@ -111,6 +111,8 @@ final class APIRouter {
                 body = try await request.collectBody(upTo: maxBodySize)
             } catch is NIOTooManyBytesError {
                 throw APIError.bodyTooLarge(limit: maxBodySize)
+            } catch let timeout as RequestBodyTimeout {
+                throw APIError.requestTimeout(seconds: timeout.seconds)
             }
             parameters = try RequestParameters.fromBody(body, contentType: request.headers[.contentType])
         } else {

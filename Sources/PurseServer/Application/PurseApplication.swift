@@ -13,8 +13,12 @@ public struct PurseApplication {
     }
 
     public let routes: [RouteDescription]
+    /// Where this application's metrics are kept (served at `GET /metrics`). Each application
+    /// has its own; none is installed as swift-metrics' global factory.
+    public let metrics: PrometheusRegistry
     private let configuration: ServerConfiguration
     private let router: Router<PurseRequestContext>
+    private let httpMetrics: HTTPMetrics
     private let services: [any Service]
     private let logger: Logger
     private let publicURL: PublicURL
@@ -31,11 +35,19 @@ public struct PurseApplication {
         let processor = TestProcessor()
         let publicURL = PublicURL(configuration.resolvedPublicURL(boundPort: configuration.port))
         let paymentMethods = PaymentMethodService(pool: pool, processor: processor, masterKey: masterKey)
-        let customers = CustomerService(pool: pool, paymentMethods: paymentMethods)
+        let caches = ChangeCaches()
+        // Background work (webhook delivery, sweeps) has connections of its own, so it can never
+        // hold the ones requests need.
+        var backgroundSettings = pool.configuration
+        backgroundSettings.set("application_name", "purse-background")
+        let background = PostgresClient(
+            configuration: backgroundSettings, options: .init(maxConnections: 2, checkoutTimeout: pool.options.checkoutTimeout)
+        )
+        let customers = CustomerService(pool: pool, paymentMethods: paymentMethods, caches: caches)
         let idempotency = IdempotencyStore(pool: pool, masterKey: masterKey)
         let api = APIRouter(
             router: router,
-            authenticator: Authenticator(pool: pool),
+            authenticator: Authenticator(pool: pool, caches: caches),
             idempotency: idempotency,
             loader: ObjectLoader(customers: customers, paymentMethods: paymentMethods),
             maxBodySize: configuration.maxBodySize
@@ -43,16 +55,24 @@ public struct PurseApplication {
         let health = HealthController(health: try DatabaseHealth(pool: pool))
         api.raw(.get, "/healthz", health.healthz)
         api.raw(.get, "/readyz", health.readyz)
+        let metrics = PrometheusRegistry()
+        let deliveryStore = WebhookDeliveryStore(
+            pool: background, masterKey: masterKey, retrySchedule: configuration.webhooks.retrySchedule,
+            giveUpAfter: configuration.webhooks.giveUpAfter, attemptTimeout: configuration.webhooks.timeout
+        )
+        api.raw(.get, "/metrics", MetricsController(registry: metrics, pool: pool, deliveries: deliveryStore).metrics)
         OpenAPIController.register(on: api)
         CustomersController(customers: customers).register(on: api)
         let selection = SelectedOptionService(pool: pool)
         PaymentMethodsController(paymentMethods: paymentMethods, selection: selection).register(on: api)
-        let ephemeralKeys = EphemeralKeyService(pool: pool, lifetime: configuration.ephemeralKeyLifetime)
+        let ephemeralKeys = EphemeralKeyService(pool: pool, lifetime: configuration.ephemeralKeyLifetime, caches: caches)
         EphemeralKeysController(ephemeralKeys: ephemeralKeys).register(on: api)
         let setupIntents = SetupIntentService(pool: pool, processor: processor, masterKey: masterKey, publicURL: publicURL)
         SetupIntentsController(setupIntents: setupIntents).register(on: api)
         AuthenticationPageController(setupIntents: setupIntents).register(on: api)
-        let sessions = CustomerSessionService(pool: pool, masterKey: masterKey, lifetime: configuration.customerSessionLifetime)
+        let sessions = CustomerSessionService(
+            pool: pool, masterKey: masterKey, lifetime: configuration.customerSessionLifetime, caches: caches
+        )
         CustomerSessionsController(sessions: sessions).register(on: api)
         let sheetSettings = SheetSettingsService(pool: pool)
         SheetSettingsController(settings: sheetSettings).register(on: api)
@@ -67,24 +87,30 @@ public struct PurseApplication {
             endpoints: WebhookEndpointService(pool: pool, masterKey: masterKey, requireHTTPS: configuration.webhooks.requireHTTPS)
         ).register(on: api)
         let delivery = WebhookDeliveryService(
-            store: WebhookDeliveryStore(
-                pool: pool, masterKey: masterKey, retrySchedule: configuration.webhooks.retrySchedule,
-                giveUpAfter: configuration.webhooks.giveUpAfter, attemptTimeout: configuration.webhooks.timeout
-            ),
+            store: deliveryStore,
             transport: WebhookTransport(timeout: configuration.webhooks.timeout), logger: logger,
             pollInterval: configuration.webhooks.pollInterval
         )
 
         self.routes = api.routes.map { RouteDescription(method: $0.method.rawValue, path: $0.path) }
+        self.metrics = metrics
+        self.httpMetrics = HTTPMetrics(routes: api.routes.map { ($0.method, $0.path) }, registry: metrics)
         self.configuration = configuration
         self.router = router
         self.services = [
             pool,
+            background,
             MaintenanceService(
-                idempotency: idempotency, ephemeralKeys: ephemeralKeys, sessions: sessions, setupIntents: setupIntents,
+                idempotency: IdempotencyStore(pool: background, masterKey: masterKey),
+                ephemeralKeys: EphemeralKeyService(pool: background, lifetime: configuration.ephemeralKeyLifetime, caches: caches),
+                sessions: CustomerSessionService(
+                    pool: background, masterKey: masterKey, lifetime: configuration.customerSessionLifetime, caches: caches
+                ),
+                setupIntents: SetupIntentService(pool: background, processor: processor, masterKey: masterKey, publicURL: publicURL),
                 logger: logger
             ),
             delivery,
+            ChangeFeed(configuration: pool.configuration, caches: caches, logger: logger),
         ]
         self.publicURL = publicURL
         self.logger = logger
@@ -98,7 +124,10 @@ public struct PurseApplication {
         let configuration = self.configuration
         let publicURL = self.publicURL
         return Application(
-            router: router,
+            responder: MeteredResponder(base: router.buildResponder(), metrics: httpMetrics),
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [RequestReadTimeoutHandler(seconds: configuration.readTimeout)])
+            ),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: nil

@@ -18,6 +18,7 @@ public import Logging
 /// | `--master-key-file` | `PURSE_MASTER_KEY_FILE` | `<data-dir>/master.key` | where the master key is kept |
 /// | — | `PURSE_MASTER_KEY` | none | the master key itself (64 hex characters); wins over the file |
 /// | `--max-body-size` | `PURSE_MAX_BODY_SIZE` | `1048576` | largest request body in bytes (413 above) |
+/// | `--read-timeout` | `PURSE_READ_TIMEOUT` | `30` | seconds a client has to send a request's headers, then its body (408); an idle connection closes after it |
 /// | `--ephemeral-key-lifetime` | `PURSE_EPHEMERAL_KEY_LIFETIME` | `3600` | seconds an ephemeral key lives |
 /// | `--customer-session-lifetime` | `PURSE_CUSTOMER_SESSION_LIFETIME` | `1800` | seconds a customer session lives |
 /// | `--webhook-require-https` | `PURSE_WEBHOOK_REQUIRE_HTTPS=1` | off | accept only https endpoints on public hosts |
@@ -31,6 +32,9 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     public var publicURL: String?
     public var logLevel: Logger.Level
     public var maxBodySize: Int
+    /// Seconds a client has to send a request's headers, and then its body; see
+    /// `RequestReadTimeoutHandler`.
+    public var readTimeout: Int
     /// Seconds an ephemeral key lives.
     public var ephemeralKeyLifetime: Int
     /// Seconds a customer session lives.
@@ -63,6 +67,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         publicURL: String? = nil,
         logLevel: Logger.Level = .info,
         maxBodySize: Int = 1 << 20,
+        readTimeout: Int = 30,
         ephemeralKeyLifetime: Int = 3600,
         customerSessionLifetime: Int = 1800,
         webhooks: Webhooks = Webhooks()
@@ -72,6 +77,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         self.publicURL = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.logLevel = logLevel
         self.maxBodySize = maxBodySize
+        self.readTimeout = readTimeout
         self.ephemeralKeyLifetime = ephemeralKeyLifetime
         self.customerSessionLifetime = customerSessionLifetime
         self.webhooks = webhooks
@@ -84,7 +90,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
 
     public var description: String {
         "host=\(host) port=\(port) public_url=\(publicURL ?? "(listening address)") log_level=\(logLevel) "
-            + "max_body_size=\(maxBodySize) ephemeral_key_lifetime=\(ephemeralKeyLifetime) "
+            + "max_body_size=\(maxBodySize) read_timeout=\(readTimeout) ephemeral_key_lifetime=\(ephemeralKeyLifetime) "
             + "customer_session_lifetime=\(customerSessionLifetime)"
     }
 }

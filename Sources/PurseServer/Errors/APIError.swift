@@ -78,6 +78,16 @@ extension APIError {
         )
     }
 
+    /// 408 for a body that did not arrive within the read timeout; the connection closes after it.
+    static func requestTimeout(seconds: Int) -> APIError {
+        APIError(
+            status: .requestTimeout,
+            kind: .invalidRequest,
+            message: "The request body did not arrive within \(seconds) seconds. Nothing was changed.",
+            headers: [.connection: "close"]
+        )
+    }
+
     /// Whether an idempotency key keeps this error for replays: a request that ran and failed
     /// (a decline, an unexpected error) does; one refused before it ran, or one the database's
     /// absence stopped, does not, so a retry runs afresh.

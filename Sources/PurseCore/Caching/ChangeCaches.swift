@@ -1,0 +1,35 @@
+/// The server's in-memory caches of rows PostgreSQL announces changes to, by topic (the payload
+/// of `NOTIFY purse_changes`, migration 0012).
+public final class ChangeCaches: Sendable {
+    /// The NOTIFY channel.
+    public static let channel = "purse_changes"
+
+    public static let credentialsTopic = "credentials"
+
+    /// Credentials by the SHA-256 of the key presented.
+    public let credentials = ChangeCache<[UInt8], CachedCredential>(topic: credentialsTopic)
+
+    public init() {}
+
+    /// Empties the caches `topic` names; an unknown topic empties all (a newer server's topic).
+    public func invalidate(topic: String) {
+        let named = all.filter { $0.topic == topic }
+        for cache in named.isEmpty ? all : named { cache.invalidate() }
+    }
+
+    /// Starts or stops serving from memory (stopped while changes could be missed).
+    public func setServing(_ serving: Bool) {
+        for cache in all { cache.setServing(serving) }
+    }
+
+    private var all: [any InvalidatableCache] { [credentials] }
+}
+
+/// What ``ChangeCaches`` needs of each cache, whatever it holds.
+protocol InvalidatableCache: Sendable {
+    var topic: String { get }
+    func invalidate()
+    func setServing(_ serving: Bool)
+}
+
+extension ChangeCache: InvalidatableCache {}

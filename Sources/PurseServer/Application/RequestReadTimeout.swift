@@ -1,0 +1,123 @@
+import NIOCore
+import NIOHTTPTypes
+
+/// The error a request's body stream fails with when the body did not arrive in time; the API
+/// answers it with a 408.
+struct RequestBodyTimeout: Error {
+    let seconds: Int
+}
+
+/// Bounds how long a client may take to send a request, so a client that sends headers and then
+/// trickles or stalls the body (or never finishes its headers) cannot hold a connection and a
+/// task forever.
+///
+/// Each phase has `seconds` to finish: an idle connection (or one whose request headers are still
+/// arriving) is closed when it runs out; a request whose headers arrived but whose body did not
+/// finish in time has its body stream failed with ``RequestBodyTimeout`` (the API answers 408
+/// with `Connection: close`) and the connection closes once that response is written. Time the
+/// server spends on a request after reading it whole is not limited. Hummingbird's own
+/// `idleTimeout` restarts on every byte read, so a body trickled a byte at a time would never
+/// trip it; this deadline does not move.
+///
+/// One instance per connection, used only on its channel's event loop (NIO's handler rules).
+final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let seconds: Int
+    private let timeout: TimeAmount
+    private var deadline: Scheduled<Void>?
+    /// A request whose head has arrived and whose end has not.
+    private var isReadingBody = false
+    /// Requests whose head has arrived and whose response has not been written in full.
+    private var responsesOwed = 0
+    /// Set when a body timed out: the connection closes after the response that reports it.
+    private var closeAfterResponse = false
+
+    init(seconds: Int) {
+        self.seconds = seconds
+        self.timeout = .seconds(Int64(seconds))
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { startDeadline(context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        stopDeadline()
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        startDeadline(context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stopDeadline()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            // The headers are in; the body gets a deadline of its own.
+            isReadingBody = true
+            responsesOwed += 1
+            startDeadline(context)
+        case .body:
+            break
+        case .end:
+            // Read whole: what the server does with it now is not bounded here.
+            isReadingBody = false
+            stopDeadline()
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        responsesOwed -= 1
+        if closeAfterResponse, responsesOwed <= 0 {
+            context.writeAndFlush(data, promise: promise)
+            context.close(promise: nil)
+            return
+        }
+        context.write(data, promise: promise)
+        // Back to waiting for the next request, unless this one's body is still arriving (its
+        // deadline keeps running).
+        if responsesOwed <= 0, !isReadingBody { startDeadline(context) }
+    }
+
+    private func startDeadline(_ context: ChannelHandlerContext) {
+        stopDeadline()
+        // The task runs on the channel's event loop, where this handler lives.
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: timeout) {
+            let (handler, context) = loopBound.value
+            handler.deadlinePassed(context)
+        }
+    }
+
+    private func stopDeadline() {
+        deadline?.cancel()
+        deadline = nil
+    }
+
+    private func deadlinePassed(_ context: ChannelHandlerContext) {
+        deadline = nil
+        guard isReadingBody, responsesOwed > 0, !closeAfterResponse else {
+            // Idle, headers unfinished, or the answer already sent while the body still trickles.
+            context.close(promise: nil)
+            return
+        }
+        // The handler reading the body sees the error and answers 408; give it a while to.
+        closeAfterResponse = true
+        context.fireErrorCaught(RequestBodyTimeout(seconds: seconds))
+        startDeadline(context)
+    }
+}

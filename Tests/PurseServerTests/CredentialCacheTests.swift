@@ -1,0 +1,126 @@
+import Foundation
+import PurseServer
+import TestSupport
+import Testing
+
+/// Keys are served from memory after their first use; every way a key can stop working still
+/// takes effect at once, here and on other servers (PostgreSQL's NOTIFY, migration 0012).
+@Suite("The credential cache")
+struct CredentialCacheTests {
+    @Test func aCachedKeyIsServedFromMemory() async throws {
+        try await LiveServer.with { server in
+            try await Self.waitForTheChangeFeed(server)
+            let account = try await server.makeAccount()
+            #expect(try await account.secret.get("/v1/customers").status == 200)
+            // Revoked behind the server's back, with the announcement switched off: only a
+            // cached copy can still answer.
+            try await server.pool.query("ALTER TABLE api_keys DISABLE TRIGGER api_keys_changed")
+            try await server.pool.query("UPDATE api_keys SET revoked_at = now() WHERE account_id = \(account.id)")
+            #expect(try await account.secret.get("/v1/customers").status == 200)
+            try await server.pool.query("ALTER TABLE api_keys ENABLE TRIGGER api_keys_changed")
+        }
+    }
+
+    @Test func revocationsThroughTheAPITakeEffectAtOnce() async throws {
+        try await LiveServer.with { server in
+            try await Self.waitForTheChangeFeed(server)
+            let account = try await server.makeAccount()
+            let customer = try #require(try await account.secret.post("/v1/customers").json["id"]?.stringValue)
+            let key = try await account.ephemeralKey(for: customer)
+            let device = account.client(key: key.secret)
+            #expect(try await device.get("/v1/customers/\(customer)").status == 200)
+            _ = try await account.secret.delete("/v1/ephemeral_keys/\(key.id)")
+            #expect(try await device.get("/v1/customers/\(customer)").status == 401)
+
+            let session = try await account.customerSession(for: customer)
+            let sessionDevice = account.client(key: session.apiKey)
+            #expect(try await sessionDevice.get("/v1/customers/\(customer)/payment_methods").status == 200)
+            _ = try await account.secret.delete("/v1/customer_sessions/\(session.id)")
+            #expect(try await sessionDevice.get("/v1/customers/\(customer)/payment_methods").status == 401)
+
+            let other = try await account.ephemeralKey(for: customer)
+            let otherDevice = account.client(key: other.secret)
+            #expect(try await otherDevice.get("/v1/customers/\(customer)").status == 200)
+            _ = try await account.secret.delete("/v1/customers/\(customer)")
+            #expect(try await otherDevice.get("/v1/customers/\(customer)").status == 401)
+        }
+    }
+
+    /// What another server, `purse keys revoke` or an operator's SQL changes reaches this server
+    /// through PostgreSQL.
+    @Test func changesMadeElsewhereEmptyTheCache() async throws {
+        try await LiveServer.with { server in
+            try await Self.waitForTheChangeFeed(server)
+            let account = try await server.makeAccount()
+            let customer = try #require(try await account.secret.post("/v1/customers").json["id"]?.stringValue)
+            let key = try await account.ephemeralKey(for: customer)
+            let device = account.client(key: key.secret)
+            #expect(try await device.get("/v1/customers/\(customer)").status == 200)
+            try await server.pool.query("UPDATE ephemeral_keys SET revoked_at = now() WHERE id = \(key.id)")
+            try await Self.eventually { try await device.get("/v1/customers/\(customer)").status == 401 }
+
+            #expect(try await account.secret.get("/v1/customers").status == 200)
+            try await server.pool.query("UPDATE api_keys SET revoked_at = now() WHERE account_id = \(account.id) AND kind = 'secret'")
+            try await Self.eventually { try await account.secret.get("/v1/customers").status == 401 }
+        }
+    }
+
+    @Test func anExpiredKeyIsRefusedFromMemoryToo() async throws {
+        var configuration = ServerConfiguration(port: 0, logLevel: .warning)
+        configuration.ephemeralKeyLifetime = 2
+        try await LiveServer.with(configuration: configuration) { server in
+            try await Self.waitForTheChangeFeed(server)
+            let account = try await server.makeAccount()
+            let customer = try #require(try await account.secret.post("/v1/customers").json["id"]?.stringValue)
+            let device = account.client(key: try await account.ephemeralKey(for: customer).secret)
+            #expect(try await device.get("/v1/customers/\(customer)").status == 200)
+            try await Task.sleep(for: .milliseconds(2100))
+            let expired = try await device.get("/v1/customers/\(customer)")
+            #expect(expired.status == 401)
+            #expect(expired.error?["code"] == "api_key_expired")
+        }
+    }
+
+    /// While the feed is down a change could be missed, so nothing is served from memory, and
+    /// the cache starts over empty when the feed is back.
+    @Test func aLostFeedLeavesNoStaleKey() async throws {
+        try await LiveServer.with { server in
+            try await Self.waitForTheChangeFeed(server)
+            let account = try await server.makeAccount()
+            #expect(try await account.secret.get("/v1/customers").status == 200)
+            try await server.pool.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'purse-change-feed' AND datname = current_database()"
+            )
+            // This revocation is announced to nobody: the feed is down and its trigger is off.
+            try await server.pool.query("ALTER TABLE api_keys DISABLE TRIGGER api_keys_changed")
+            try await server.pool.query("UPDATE api_keys SET revoked_at = now() WHERE account_id = \(account.id)")
+            try await Self.eventually { try await account.secret.get("/v1/customers").status == 401 }
+            try await Self.waitForTheChangeFeed(server)
+            #expect(try await account.secret.get("/v1/customers").status == 401)
+        }
+    }
+
+    /// Waits until the server's change feed is listening (so its caches serve).
+    static func waitForTheChangeFeed(_ server: LiveServer) async throws {
+        try await eventually {
+            let rows = try await server.pool.query(
+                """
+                SELECT count(*)::int AS listening FROM pg_stat_activity
+                WHERE application_name = 'purse-change-feed' AND datname = current_database() AND query LIKE 'LISTEN%'
+                """
+            )
+            return try rows[0]["listening", as: Int32.self] == 1
+        }
+        // The feed turns the caches on right after its LISTEN returns.
+        try await Task.sleep(for: .milliseconds(50))
+    }
+
+    static func eventually(_ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw TestSetupError("The condition did not hold within 5 seconds")
+    }
+}

@@ -248,3 +248,42 @@ struct JSONValueEncoderTests {
         #expect(try JSONDecoder().decode(Customer.self, from: Data(bytes)) == customer)
     }
 }
+
+@Suite("JSONValueDecoder reads what the encoder writes")
+struct JSONValueDecoderTests {
+    @Test func aCustomerRoundTripsThroughTheStoredForm() throws {
+        let customer = Customer(
+            id: "cus_4", created: 3, address: Address(city: "Köln", line1: "1 Main St"), description: "tab\there \"q\"",
+            invoicePrefix: "R", metadata: ["k": "v", "emoji": "🙂"], name: nil, preferredLocales: ["de"]
+        )
+        let stored = JSONWriter.bytes(try JSONValueEncoder().encode(customer))
+        #expect(try JSONValueDecoder().decode(Customer.self, from: JSONReader.parse(stored)) == customer)
+    }
+
+    @Test func numbersConvertAsFoundationDoes() throws {
+        let decoder = JSONValueDecoder()
+        #expect(try decoder.decode(Int.self, from: .double(12)) == 12)
+        #expect(try decoder.decode(Double.self, from: .int(3)) == 3)
+        #expect(throws: DecodingError.self) { try decoder.decode(Int.self, from: .double(1.5)) }
+        #expect(throws: DecodingError.self) { try decoder.decode(UInt8.self, from: .int(300)) }
+        #expect(try decoder.decode([Int?].self, from: [1, nil, 3]) == [1, nil, 3])
+    }
+
+    @Test func aMissingKeyOrAWrongTypeIsADecodingErrorWithItsPath() throws {
+        let decoder = JSONValueDecoder()
+        #expect(throws: DecodingError.self) { try decoder.decode(Address.self, from: "not an object") }
+        do {
+            _ = try decoder.decode(Customer.self, from: ["id": "cus_1", "created": "yesterday"])
+            Issue.record("decoded a customer with a string for created")
+        } catch DecodingError.typeMismatch(_, let context) {
+            #expect(context.codingPath.map(\.stringValue) == ["created"])
+        } catch DecodingError.keyNotFound {
+            // Also acceptable: which error comes first depends on the order the type decodes in.
+        }
+    }
+
+    @Test func freeFormJSONIsTakenAsItIs() throws {
+        let document: JSONValue = ["a": [1, "two", nil, ["b": true]]]
+        #expect(try JSONValueDecoder().decode(JSONValue.self, from: document) == document)
+    }
+}

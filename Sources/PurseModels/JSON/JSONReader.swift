@@ -35,7 +35,12 @@ public struct JSONReader {
     private func error(_ reason: String) -> ParseError { ParseError(offset: position, reason: reason) }
 
     private mutating func skipWhitespace() {
-        while position < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[position]) { position += 1 }
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return
+            }
+        }
     }
 
     private mutating func parseValue(depth: Int) throws -> JSONValue {
@@ -62,10 +67,12 @@ public struct JSONReader {
     private mutating func parseObject(depth: Int) throws -> JSONValue {
         guard depth <= maximumDepth else { throw error("nested deeper than \(maximumDepth) levels") }
         position += 1
-        // Entries plus an index by key, so a repeated key (the last value wins, in the first
-        // one's place) costs no search: an object of n keys parses in O(n), not O(n²).
+        // A repeated key keeps the first one's place and takes the last value. Small objects (all
+        // the stored ones) find a repeat by scanning; past `indexedFrom` keys an index takes over,
+        // so a hostile object of n keys still parses in O(n), not O(n²).
         var entries: [(String, JSONValue)] = []
         var indexByKey: [String: Int] = [:]
+        let indexedFrom = 16
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
@@ -80,11 +87,16 @@ public struct JSONReader {
             position += 1
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            if let index = indexByKey[key] {
-                entries[index].1 = value
+            let existing = entries.count < indexedFrom ? entries.firstIndex { $0.0 == key } : indexByKey[key]
+            if let existing {
+                entries[existing].1 = value
             } else {
-                indexByKey[key] = entries.count
                 entries.append((key, value))
+                if entries.count == indexedFrom {
+                    for (index, entry) in entries.enumerated() { indexByKey[entry.0] = index }
+                } else if entries.count > indexedFrom {
+                    indexByKey[key] = entries.count - 1
+                }
             }
             skipWhitespace()
             guard position < bytes.count else { throw error("unexpected end of input") }
@@ -124,7 +136,20 @@ public struct JSONReader {
 
     private mutating func parseString() throws -> String {
         position += 1  // opening quote
-        var scalars: [UInt8] = []
+        // Most strings have no escapes: found by one scan, they become a String in one step.
+        var end = position
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            let text = bytes[position..<end]
+            // ASCII needs no further check; anything else must be well-formed UTF-8.
+            guard text.allSatisfy({ $0 < 0x80 }) || UTF8Validation.isValid(text) else { throw error("invalid UTF-8") }
+            position = end + 1
+            return String(decoding: text, as: UTF8.self)
+        }
+        var scalars = Array(bytes[position..<end])
+        position = end
         while true {
             guard position < bytes.count else { throw error("unterminated string") }
             let byte = bytes[position]

@@ -7,9 +7,8 @@ public struct JSONValueEncoder {
     public init() {}
 
     public func encode(_ value: some Encodable) throws -> JSONValue {
-        if let json = value as? JSONValue { return json }
         let box = EncodingBox()
-        try value.encode(to: ValueEncoder(box: box, codingPath: []))
+        try ValueEncoder.encode(value, into: box, codingPath: [])
         return box.resolved()
     }
 }
@@ -19,8 +18,22 @@ final class EncodingBox {
     enum Content {
         case empty
         case value(JSONValue)
-        case object([(key: String, box: EncodingBox)])
+        case object([(key: String, slot: Slot)])
         case array([EncodingBox])
+    }
+
+    /// An object's field: a scalar written in place (no box to allocate, which most fields are),
+    /// or a box for a nested value still being encoded.
+    enum Slot {
+        case value(JSONValue)
+        case box(EncodingBox)
+
+        var resolved: JSONValue {
+            switch self {
+            case .value(let value): return value
+            case .box(let box): return box.resolved()
+            }
+        }
     }
 
     var content: Content = .empty
@@ -29,33 +42,41 @@ final class EncodingBox {
         switch content {
         case .empty: return .object(JSONObject())
         case .value(let value): return value
-        case .object(let entries): return .object(JSONObject(entries.map { ($0.key, $0.box.resolved()) }))
+        case .object(let entries): return .object(JSONObject(entries.map { ($0.key, $0.slot.resolved) }))
         case .array(let boxes): return .array(boxes.map { $0.resolved() })
         }
     }
 
-    /// The box for `key`, created at the end when new; turns an empty box into an object.
+    /// The box for `key`, created at the end when new (an earlier value under the key is
+    /// replaced in its place); turns an empty box into an object.
     func child(forKey key: String) -> EncodingBox {
-        var entries: [(key: String, box: EncodingBox)]
-        if case .object(let existing) = content { entries = existing } else { entries = [] }
-        if let found = entries.first(where: { $0.key == key }) {
-            found.box.content = .empty
-            return found.box
-        }
         let box = EncodingBox()
-        entries.append((key, box))
-        content = .object(entries)
+        put(.box(box), forKey: key)
         return box
     }
 
     func set(_ value: JSONValue, forKey key: String) {
-        child(forKey: key).content = .value(value)
+        put(.value(value), forKey: key)
+    }
+
+    private func put(_ slot: Slot, forKey key: String) {
+        var entries: [(key: String, slot: Slot)]
+        if case .object(let existing) = content { entries = existing } else { entries = [] }
+        // Let go of the stored array while it changes, so it is not copied.
+        content = .empty
+        if let index = entries.firstIndex(where: { $0.key == key }) {
+            entries[index].slot = slot
+        } else {
+            entries.append((key, slot))
+        }
+        content = .object(entries)
     }
 
     func appendChild() -> EncodingBox {
         var boxes: [EncodingBox]
         if case .array(let existing) = content { boxes = existing } else { boxes = [] }
         let box = EncodingBox()
+        content = .empty
         boxes.append(box)
         content = .array(boxes)
         return box
@@ -86,13 +107,24 @@ struct ValueEncoder: Encoder {
         SingleValueContainer(box: box, codingPath: codingPath)
     }
 
-    /// Encodes `value` into `box`, short-cutting values that are already JSON.
-    static func encode(_ value: some Encodable, into box: EncodingBox, codingPath: [any CodingKey]) throws {
-        if let json = value as? JSONValue {
+    /// Encodes `value` into `box`, short-cutting values that are already JSON and scalars.
+    static func encode<Value: Encodable>(_ value: Value, into box: EncodingBox, codingPath: [any CodingKey]) throws {
+        if let json = scalar(value) {
             box.content = .value(json)
-            return
+        } else {
+            try value.encode(to: ValueEncoder(box: box, codingPath: codingPath))
         }
-        try value.encode(to: ValueEncoder(box: box, codingPath: codingPath))
+    }
+
+    /// The JSON of a value that is already JSON or one of the scalars most fields hold. A generic
+    /// call arrives here even for a `String`; comparing types costs far less than a trip through
+    /// `encode(to:)` and an existential container.
+    static func scalar<Value: Encodable>(_ value: Value) -> JSONValue? {
+        if Value.self == JSONValue.self { return (value as! JSONValue) }
+        if Value.self == String.self { return .string(value as! String) }
+        if Value.self == Int.self { return .int(value as! Int) }
+        if Value.self == Bool.self { return .bool(value as! Bool) }
+        return nil
     }
 }
 
@@ -117,7 +149,11 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt64, forKey key: Key) throws { box.set(.int(Int(value)), forKey: key.stringValue) }
 
     mutating func encode(_ value: some Encodable, forKey key: Key) throws {
-        try ValueEncoder.encode(value, into: box.child(forKey: key.stringValue), codingPath: codingPath + [key])
+        if let json = ValueEncoder.scalar(value) {
+            box.set(json, forKey: key.stringValue)
+        } else {
+            try value.encode(to: ValueEncoder(box: box.child(forKey: key.stringValue), codingPath: codingPath + [key]))
+        }
     }
 
     // A nil optional is written as null: the whole point of this encoder.

@@ -50,6 +50,18 @@ struct ServeCommand: AsyncParsableCommand {
     var readTimeout: Int?
 
     @Option(
+        name: .customLong("rate-limit"),
+        help: "Requests per second each key may make; 0 turns limits off (env PURSE_RATE_LIMIT; default 0)."
+    )
+    var rateLimit: Int?
+
+    @Option(
+        name: .customLong("rate-limit-burst"),
+        help: "Requests a key may make at once after a quiet spell (env PURSE_RATE_LIMIT_BURST; default twice the rate)."
+    )
+    var rateLimitBurst: Int?
+
+    @Option(
         name: .customLong("ephemeral-key-lifetime"),
         help: "Seconds an ephemeral key lives (env PURSE_EPHEMERAL_KEY_LIFETIME; default 3600)."
     )
@@ -181,6 +193,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxBodySize >= 1024 else { throw ValidationError("The largest body must be at least 1024 bytes.") }
         let readTimeout = try integer(self.readTimeout, "PURSE_READ_TIMEOUT", default: 30)
         guard readTimeout >= 1 else { throw ValidationError("The read timeout is at least one second.") }
+        let rate = try integer(self.rateLimit, "PURSE_RATE_LIMIT", default: 0)
+        let burst = try integer(self.rateLimitBurst, "PURSE_RATE_LIMIT_BURST", default: rate * 2)
+        guard rate >= 0, burst >= 0 else { throw ValidationError("Rate limits are zero (off) or more.") }
         let keyLifetime = try integer(ephemeralKeyLifetime, "PURSE_EPHEMERAL_KEY_LIFETIME", default: 3600)
         let sessionLifetime = try integer(customerSessionLifetime, "PURSE_CUSTOMER_SESSION_LIFETIME", default: 1800)
         guard keyLifetime >= 1, sessionLifetime >= 1 else { throw ValidationError("Lifetimes are at least one second.") }
@@ -203,6 +218,7 @@ struct ServeCommand: AsyncParsableCommand {
             logLevel: level,
             maxBodySize: maxBodySize,
             readTimeout: readTimeout,
+            rateLimit: rate > 0 ? ServerConfiguration.RateLimit(rate: Double(rate), burst: max(1, burst)) : nil,
             ephemeralKeyLifetime: keyLifetime,
             customerSessionLifetime: sessionLifetime,
             webhooks: webhooks

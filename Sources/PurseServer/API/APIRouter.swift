@@ -23,6 +23,7 @@ final class APIRouter {
     private let idempotency: IdempotencyStore
     private let loader: ObjectLoader
     private let maxBodySize: Int
+    private let rateLimiter: RateLimiter?
     private(set) var routes: [Route] = []
 
     init(
@@ -30,13 +31,15 @@ final class APIRouter {
         authenticator: Authenticator,
         idempotency: IdempotencyStore,
         loader: ObjectLoader,
-        maxBodySize: Int
+        maxBodySize: Int,
+        rateLimiter: RateLimiter?
     ) {
         self.router = router
         self.authenticator = authenticator
         self.idempotency = idempotency
         self.loader = loader
         self.maxBodySize = maxBodySize
+        self.rateLimiter = rateLimiter
     }
 
     func get(_ path: String, access: Access, returns: Returns, _ handler: @escaping Handler) {
@@ -74,10 +77,11 @@ final class APIRouter {
         let idempotency = self.idempotency
         let loader = self.loader
         let maxBodySize = self.maxBodySize
+        let rateLimiter = self.rateLimiter
         router.on(RouterPath(path), method: method) { request, context in
             try await Self.respond(
                 to: request, context: context, route: route, handler: handler, authenticator: authenticator,
-                idempotency: idempotency, loader: loader, maxBodySize: maxBodySize
+                idempotency: idempotency, loader: loader, maxBodySize: maxBodySize, rateLimiter: rateLimiter
             )
         }
     }
@@ -92,7 +96,8 @@ final class APIRouter {
         authenticator: Authenticator,
         idempotency: IdempotencyStore,
         loader: ObjectLoader,
-        maxBodySize: Int
+        maxBodySize: Int,
+        rateLimiter: RateLimiter?
     ) async throws -> Response {
         let credential: Credential?
         if route.access.isPublic {
@@ -100,6 +105,7 @@ final class APIRouter {
         } else {
             let resolved = try await authenticator.authenticate(try AuthorizationHeader.key(from: request.headers))
             try route.access.check(resolved)
+            if let wait = rateLimiter?.admit(resolved.sourceID) { throw APIError.rateLimited(retryAfter: wait) }
             credential = resolved
         }
 

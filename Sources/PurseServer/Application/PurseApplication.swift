@@ -50,7 +50,8 @@ public struct PurseApplication {
             authenticator: Authenticator(pool: pool, caches: caches),
             idempotency: idempotency,
             loader: ObjectLoader(customers: customers, paymentMethods: paymentMethods),
-            maxBodySize: configuration.maxBodySize
+            maxBodySize: configuration.maxBodySize,
+            rateLimiter: configuration.rateLimit.map(RateLimiter.init)
         )
         let health = HealthController(health: try DatabaseHealth(pool: pool))
         api.raw(.get, "/healthz", health.healthz)

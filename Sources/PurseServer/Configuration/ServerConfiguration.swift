@@ -19,6 +19,8 @@ public import Logging
 /// | — | `PURSE_MASTER_KEY` | none | the master key itself (64 hex characters); wins over the file |
 /// | `--max-body-size` | `PURSE_MAX_BODY_SIZE` | `1048576` | largest request body in bytes (413 above) |
 /// | `--read-timeout` | `PURSE_READ_TIMEOUT` | `30` | seconds a client has to send a request's headers, then its body (408); an idle connection closes after it |
+/// | `--rate-limit` | `PURSE_RATE_LIMIT` | `0` (off) | requests per second each key may make (429 `rate_limit` with `Retry-After` above) |
+/// | `--rate-limit-burst` | `PURSE_RATE_LIMIT_BURST` | twice the rate | requests a key may make at once after a quiet spell |
 /// | `--ephemeral-key-lifetime` | `PURSE_EPHEMERAL_KEY_LIFETIME` | `3600` | seconds an ephemeral key lives |
 /// | `--customer-session-lifetime` | `PURSE_CUSTOMER_SESSION_LIFETIME` | `1800` | seconds a customer session lives |
 /// | `--webhook-require-https` | `PURSE_WEBHOOK_REQUIRE_HTTPS=1` | off | accept only https endpoints on public hosts |
@@ -35,6 +37,8 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     /// Seconds a client has to send a request's headers, and then its body; see
     /// `RequestReadTimeoutHandler`.
     public var readTimeout: Int
+    /// Requests per key per second, or nil for no limit (the default); see ``RateLimiter``.
+    public var rateLimit: RateLimit?
     /// Seconds an ephemeral key lives.
     public var ephemeralKeyLifetime: Int
     /// Seconds a customer session lives.
@@ -68,6 +72,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         logLevel: Logger.Level = .info,
         maxBodySize: Int = 1 << 20,
         readTimeout: Int = 30,
+        rateLimit: RateLimit? = nil,
         ephemeralKeyLifetime: Int = 3600,
         customerSessionLifetime: Int = 1800,
         webhooks: Webhooks = Webhooks()
@@ -78,6 +83,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         self.logLevel = logLevel
         self.maxBodySize = maxBodySize
         self.readTimeout = readTimeout
+        self.rateLimit = rateLimit
         self.ephemeralKeyLifetime = ephemeralKeyLifetime
         self.customerSessionLifetime = customerSessionLifetime
         self.webhooks = webhooks
@@ -90,7 +96,21 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
 
     public var description: String {
         "host=\(host) port=\(port) public_url=\(publicURL ?? "(listening address)") log_level=\(logLevel) "
-            + "max_body_size=\(maxBodySize) read_timeout=\(readTimeout) ephemeral_key_lifetime=\(ephemeralKeyLifetime) "
+            + "max_body_size=\(maxBodySize) read_timeout=\(readTimeout) "
+            + "rate_limit=\(rateLimit.map { "\($0.rate)/s burst \($0.burst)" } ?? "off") ephemeral_key_lifetime=\(ephemeralKeyLifetime) "
             + "customer_session_lifetime=\(customerSessionLifetime)"
+    }
+}
+
+extension ServerConfiguration {
+    /// A per-key request rate: `rate` per second on average, `burst` at once.
+    public struct RateLimit: Sendable, Equatable {
+        public var rate: Double
+        public var burst: Int
+
+        public init(rate: Double, burst: Int) {
+            self.rate = rate
+            self.burst = max(1, burst)
+        }
     }
 }

@@ -78,6 +78,18 @@ extension APIError {
         )
     }
 
+    /// 429 for a key over its rate limit, as Stripe words it, with when to try again.
+    static func rateLimited(retryAfter: Duration) -> APIError {
+        let seconds = max(1, Int(retryAfter.components.seconds) + (retryAfter.components.attoseconds > 0 ? 1 : 0))
+        return APIError(
+            status: .tooManyRequests,
+            kind: .invalidRequest,
+            code: "rate_limit",
+            message: "Too many requests hit the API too quickly with this key. Try again in \(seconds) second\(seconds == 1 ? "" : "s").",
+            headers: [.retryAfter: String(seconds)]
+        )
+    }
+
     /// 408 for a body that did not arrive within the read timeout; the connection closes after it.
     static func requestTimeout(seconds: Int) -> APIError {
         APIError(

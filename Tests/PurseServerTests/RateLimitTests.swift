@@ -1,0 +1,62 @@
+import Foundation
+import PurseModels
+import PurseServer
+import TestSupport
+import Testing
+
+@Suite("Per-key rate limits")
+struct RateLimitTests {
+    static let limited = ServerConfiguration(
+        port: 0, logLevel: .warning, rateLimit: ServerConfiguration.RateLimit(rate: 1, burst: 3)
+    )
+
+    @Test func aKeyOverItsBurstGets429WithRetryAfterAndChangesNothing() async throws {
+        try await LiveServer.with(configuration: Self.limited) { server in
+            let account = try await server.makeAccount()
+            for index in 0..<3 {
+                #expect(try await account.secret.post("/v1/customers", "name=c\(index)").status == 200)
+            }
+            let refused = try await account.secret.post("/v1/customers", "name=over")
+            #expect(refused.status == 429)
+            #expect(refused.error?["type"] == "invalid_request_error")
+            #expect(refused.error?["code"] == "rate_limit")
+            let retryAfter = try #require(refused.header("Retry-After").flatMap { Int($0) })
+            #expect((1...2).contains(retryAfter))
+            // The refused create ran nothing: three customers, checked with another key.
+            let count = try await server.pool.query("SELECT count(*) AS n FROM customers WHERE name = 'over'")
+            #expect(try count[0]["n", as: Int.self] == 0)
+        }
+    }
+
+    @Test func keysAreLimitedSeparatelyAndTokensComeBack() async throws {
+        try await LiveServer.with(configuration: Self.limited) { server in
+            let account = try await server.makeAccount()
+            let other = try await server.makeAccount()
+            for _ in 0..<3 { _ = try await account.secret.get("/v1/customers") }
+            #expect(try await account.secret.get("/v1/customers").status == 429)
+            #expect(try await other.secret.get("/v1/customers").status == 200)
+            try await Task.sleep(for: .milliseconds(1100))
+            #expect(try await account.secret.get("/v1/customers").status == 200)
+        }
+    }
+
+    @Test func publicRoutesAreNotLimited() async throws {
+        try await LiveServer.with(configuration: Self.limited) { server in
+            let anonymous = APIClient(baseURL: server.baseURL, key: nil)
+            for _ in 0..<10 {
+                let health = try await anonymous.get("/healthz")
+                #expect(health.status == 200)
+            }
+        }
+    }
+
+    @Test func limitsAreOffByDefault() async throws {
+        try await LiveServer.with { server in
+            let api = try await server.makeAccount().secret
+            for _ in 0..<40 {
+                let list = try await api.get("/v1/customers")
+                #expect(list.status == 200)
+            }
+        }
+    }
+}

@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "PurseClient", targets: ["PurseClient"]),
         .executable(name: "purse-example-backend", targets: ["purse-example-backend"]),
         .executable(name: "purse-sheet", targets: ["purse-sheet"]),
+        .executable(name: "purse-load", targets: ["purse-load"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -120,6 +121,18 @@ let package = Package(
             name: "purse-sheet",
             dependencies: ["PurseClient"],
             path: "Examples/purse-sheet",
+            swiftSettings: strictSettings
+        ),
+        // Benchmarks/: the closed-loop HTTP load generator the benchmark script drives.
+        .executableTarget(
+            name: "purse-load",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/purse-load",
             swiftSettings: strictSettings
         ),
         // Helpers the test targets share: the test PostgreSQL, live servers, HTTP calls.

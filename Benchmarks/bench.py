@@ -1,0 +1,700 @@
+#!/usr/bin/env python3
+"""Purse's benchmark: throughput and latency of the customer-sheet workloads against a release
+`purse serve` on its own PostgreSQL, beside the PostgreSQL floor (the same SQL run by pgbench)
+and a peer (localstripe), with peak memory. Loopback only, bounded in time.
+
+    python3 Benchmarks/bench.py run            # the workloads, the floor and the peer (~6 min)
+    python3 Benchmarks/bench.py scale          # list/retrieve latency at 10k, 100k, 1M customers
+
+scripts/bench builds the release binaries first and is the command to use. Figures go to
+Benchmarks/results.md (the table) and Benchmarks/results.json (everything measured).
+"""
+
+import argparse
+import concurrent.futures
+import csv
+import datetime
+import json
+import os
+import pathlib
+import re
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+RELEASE = ROOT / ".build" / "release"
+RESULTS_MD = ROOT / "Benchmarks" / "results.md"
+RESULTS_JSON = ROOT / "Benchmarks" / "results.json"
+
+CONNECTIONS = 32
+# Input rows the floor's scripts spread over (as many as the service's run uses at most).
+FLOOR_ROWS = 64
+WARMUP = 3
+DURATION = 10
+CARD = {
+    "type": "card", "card[number]": "4242424242424242", "card[exp_month]": "12", "card[exp_year]": "2034",
+    "card[cvc]": "123",
+}
+ID_PATTERN = re.compile(r"^(cus|pm|seti|evt|req|ephkey|cuss|css|we|whdel)_[A-Za-z0-9]+$")
+
+
+def log(message):
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Cluster:
+    """A PostgreSQL of the benchmark's own in a temporary folder, with the durability settings a
+    production server keeps (fsync and synchronous commit on). Statement logging goes to a CSV
+    log, switched on only while the SQL of one operation is captured."""
+
+    def __init__(self, folder):
+        self.folder = pathlib.Path(folder)
+        self.data = self.folder / "data"
+        self.logs = self.folder / "log"
+        self.port = free_port()
+        self.password = secrets.token_hex(16)
+        self.bin = pathlib.Path(sorted(pathlib.Path("/usr/lib/postgresql").glob("*/bin/initdb"))[-1]).parent
+        self.as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+
+    def run(self, tool, *arguments, **options):
+        return subprocess.run(self.as_postgres + [str(self.bin / tool), *arguments], check=True, **options)
+
+    def start(self):
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.logs.mkdir()
+        password_file = self.folder / "password"
+        password_file.write_text(self.password)
+        if self.as_postgres:
+            shutil.chown(self.folder, "postgres")
+            shutil.chown(self.logs, "postgres")
+            shutil.chown(password_file, "postgres")
+        self.run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=scram-sha-256",
+                 f"--pwfile={password_file}", capture_output=True)
+        settings = {
+            "listen_addresses": "127.0.0.1", "port": str(self.port), "unix_socket_directories": str(self.folder),
+            "max_connections": "200", "shared_buffers": "256MB", "logging_collector": "on",
+            "log_destination": "csvlog", "log_directory": str(self.logs), "log_filename": "postgresql",
+            "log_parameter_max_length": "-1",
+        }
+        options = " ".join(f"-c {name}={value}" for name, value in settings.items())
+        self.run("pg_ctl", "-D", str(self.data), "-w", "-o", options, "-l", str(self.folder / "server.log"),
+                 "start", capture_output=True)
+        self.psql("CREATE DATABASE purse", database="postgres")
+
+    def stop(self):
+        subprocess.run(self.as_postgres + [str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "stop"],
+                       capture_output=True)
+
+    def url(self, database="purse"):
+        return f"postgres://postgres:{self.password}@127.0.0.1:{self.port}/{database}"
+
+    def env(self):
+        return dict(os.environ, PGPASSWORD=self.password, PGHOST="127.0.0.1", PGPORT=str(self.port),
+                    PGUSER="postgres")
+
+    def psql(self, sql, database="purse", input=None):
+        result = subprocess.run(
+            [str(self.bin / "psql"), "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-d", database, "-c", sql],
+            env=self.env(), input=input, capture_output=True, text=True, check=True,
+        )
+        return result.stdout.strip()
+
+    def copy_in(self, table, columns, lines):
+        """Streams rows (COPY text format lines) into `table`."""
+        process = subprocess.Popen(
+            [str(self.bin / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "purse",
+             "-c", f"COPY {table} ({', '.join(columns)}) FROM STDIN"],
+            env=self.env(), stdin=subprocess.PIPE, text=True,
+        )
+        batch = []
+        for line in lines:
+            batch.append(line)
+            if len(batch) >= 10000:
+                process.stdin.write("\n".join(batch) + "\n")
+                batch = []
+        if batch:
+            process.stdin.write("\n".join(batch) + "\n")
+        process.stdin.close()
+        if process.wait() != 0:
+            raise SystemExit(f"COPY into {table} failed")
+
+    def set_statement_logging(self, enabled):
+        value = "'all'" if enabled else "DEFAULT"
+        self.psql(f"ALTER SYSTEM SET log_statement = {value}", database="postgres")
+        self.psql("SELECT pg_reload_conf()", database="postgres")
+        time.sleep(0.3)  # backends apply the reload between statements
+
+    def csv_log(self):
+        return self.logs / "postgresql.csv"
+
+
+class Purse:
+    """A release `purse serve` on the benchmark's database."""
+
+    def __init__(self, cluster, folder):
+        self.cluster = cluster
+        self.folder = pathlib.Path(folder)
+        self.env = dict(os.environ, DATABASE_URL=cluster.url(), PURSE_MASTER_KEY=secrets.token_hex(32),
+                        PURSE_LOG_LEVEL="warning")
+        self.process = None
+        self.base = None
+
+    def command(self, *arguments):
+        result = subprocess.run([str(RELEASE / "purse"), *arguments], env=self.env, capture_output=True,
+                                text=True, check=True)
+        return result.stdout
+
+    def start(self, *flags):
+        self.command("migrate")
+        self.output = open(self.folder / "serve.log", "w+")
+        self.process = subprocess.Popen([str(RELEASE / "purse"), "serve", "--port", "0", *flags], env=self.env,
+                                        stdout=self.output, stderr=subprocess.STDOUT)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            self.output.seek(0)
+            found = re.search(r"listening on port (\d+)", self.output.read())
+            if found:
+                self.base = f"http://127.0.0.1:{found.group(1)}"
+                return
+            if self.process.poll() is not None:
+                raise SystemExit("purse serve exited:\n" + (self.folder / "serve.log").read_text())
+            time.sleep(0.1)
+        raise SystemExit("purse serve did not start")
+
+    def peak_rss_mb(self):
+        status = pathlib.Path(f"/proc/{self.process.pid}/status").read_text()
+        return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout=30)
+
+
+class Api:
+    """Form-encoded calls for seeding, as the SDKs make them."""
+
+    def __init__(self, base, key, version=None):
+        self.base = base
+        self.key = key
+        self.version = version
+
+    def call(self, method, path, params=None, headers=None):
+        data = urllib.parse.urlencode(params or {}).encode()
+        url = self.base + path
+        if method == "GET" and params:
+            url, data = f"{url}?{data.decode()}", None
+        request = urllib.request.Request(url, data=data if method != "GET" else None, method=method)
+        request.add_header("Authorization", f"Bearer {self.key}")
+        if self.version:
+            request.add_header("Stripe-Version", self.version)
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return json.load(response)
+        except urllib.error.HTTPError as error:
+            raise SystemExit(f"{method} {path} failed: {error.code} {error.read().decode()[:500]}")
+
+
+def parallel(function, items, workers=8):
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(function, items))
+
+
+def clone_rows(cluster, table, template_id, count, changes):
+    """`count` copies of one row, made with COPY: `changes(i)` gives the columns to replace."""
+    columns = cluster.psql(
+        "SELECT string_agg(column_name, ',' ORDER BY ordinal_position) FROM information_schema.columns "
+        f"WHERE table_name = '{table}' AND is_identity = 'NO'"
+    ).split(",")
+    template = subprocess.run(
+        [str(cluster.bin / "psql"), "-X", "-q", "-d", "purse", "-c",
+         f"COPY (SELECT {', '.join(columns)} FROM {table} WHERE id = '{template_id}') TO STDOUT"],
+        env=cluster.env(), capture_output=True, text=True, check=True,
+    ).stdout.rstrip("\n").split("\t")
+    index = {name: position for position, name in enumerate(columns)}
+
+    def lines():
+        for i in range(count):
+            row = list(template)
+            for name, value in changes(i).items():
+                row[index[name]] = value
+            yield "\t".join(row)
+
+    cluster.copy_in(table, columns, lines())
+
+
+def random_id(prefix):
+    return prefix + "_" + secrets.token_hex(12)
+
+
+# The workloads
+
+def purse_fixtures(purse, customers=64, methods_per_customer=10, unattached=60000):
+    """An account; customers with saved cards, each with an ephemeral key and a customer session;
+    and a stock of unattached cards (cloned with COPY) for attach + detach."""
+    keys = json.loads(purse.command("accounts", "create", "--name", "Bench", "--json"))
+    secret = Api(purse.base, keys["secret_key"])
+    publishable = Api(purse.base, keys["publishable_key"])
+
+    def make_customer(i):
+        customer = secret.call("POST", "/v1/customers", {"email": f"bench{i}@example.com"})["id"]
+        methods = []
+        for _ in range(methods_per_customer):
+            method = publishable.call("POST", "/v1/payment_methods", CARD)["id"]
+            secret.call("POST", f"/v1/payment_methods/{method}/attach", {"customer": customer})
+            methods.append(method)
+        ephemeral = Api(purse.base, keys["secret_key"], version="2020-08-27").call(
+            "POST", "/v1/ephemeral_keys", {"customer": customer})["secret"]
+        session = secret.call("POST", "/v1/customer_sessions", {
+            "customer": customer, "components[customer_sheet][enabled]": "true"})["client_secret"]
+        return {"customer": customer, "ek": ephemeral, "session": session, "pm_a": methods[0], "pm_b": methods[1]}
+
+    rows = parallel(make_customer, range(customers))
+    template = publishable.call("POST", "/v1/payment_methods", CARD)["id"]
+    stock = [random_id("pm") for _ in range(unattached)]
+    created = int(time.time())
+    clone_rows(purse.cluster, "payment_methods", template, unattached,
+               lambda i: {"id": stock[i], "created": str(created)})
+    purse.cluster.psql("VACUUM ANALYZE")
+    for i, row in enumerate(rows):
+        row.update(sk=keys["secret_key"], pk=keys["publishable_key"])
+    attach_rows = [dict(rows[i % len(rows)], stock=method) for i, method in enumerate(stock)]
+    return rows, attach_rows
+
+
+def purse_workloads(rows, attach_rows):
+    secret = {"Authorization": "Bearer {sk}"}
+    publishable = {"Authorization": "Bearer {pk}"}
+    card = urllib.parse.urlencode({"payment_method_data[" + key.replace("[", "][", 1).rstrip("]") + "]"
+                                   if "[" in key else f"payment_method_data[{key}]": value
+                                   for key, value in CARD.items()}, safe="[]")
+    return [
+        {"name": "list_payment_methods", "title": "list a customer's 10 payment methods (ephemeral key)",
+         "steps": [{"method": "GET", "path": "/v1/payment_methods?customer={customer}&type=card&limit=100",
+                    "headers": {"Authorization": "Bearer {ek}"}}], "rows": rows},
+        {"name": "retrieve_customer", "title": "retrieve a customer",
+         "steps": [{"method": "GET", "path": "/v1/customers/{customer}", "headers": secret}], "rows": rows},
+        {"name": "create_customer", "title": "create a customer",
+         "steps": [{"method": "POST", "path": "/v1/customers", "headers": secret, "body": "email=c{n}%40example.com"}],
+         "rows": rows},
+        {"name": "confirm_setup_intent", "title": "create + confirm a setup intent (test card)",
+         "steps": [
+             {"method": "POST", "path": "/v1/setup_intents", "headers": secret,
+              "body": "customer={customer}&payment_method_types[]=card", "capture": {"seti": "id", "secret": "client_secret"}},
+             {"method": "POST", "path": "/v1/setup_intents/{seti}/confirm", "headers": publishable,
+              "body": "client_secret={secret}&" + card},
+         ], "rows": rows},
+        {"name": "attach_detach", "title": "attach + detach a payment method",
+         "steps": [
+             {"method": "POST", "path": "/v1/payment_methods/{stock}/attach", "headers": secret, "body": "customer={customer}"},
+             {"method": "POST", "path": "/v1/payment_methods/{stock}/detach", "headers": secret, "body": ""},
+         ], "rows": attach_rows, "consumes_rows": True},
+        {"name": "set_default", "title": "set the default payment method (two alternating updates)",
+         "steps": [
+             {"method": "POST", "path": "/v1/customers/{customer}", "headers": secret,
+              "body": "invoice_settings[default_payment_method]={pm_a}"},
+             {"method": "POST", "path": "/v1/customers/{customer}", "headers": secret,
+              "body": "invoice_settings[default_payment_method]={pm_b}"},
+         ], "rows": rows},
+        {"name": "elements_session", "title": "the elements session (customer session)",
+         "steps": [{"method": "GET",
+                    "path": "/v1/elements/sessions?type=deferred_intent&deferred_intent[mode]=setup"
+                            "&deferred_intent[payment_method_types][]=card&customer_session_client_secret={session}",
+                    "headers": publishable}], "rows": rows},
+    ]
+
+
+def run_load(base, workload, folder, connections=CONNECTIONS, warmup=WARMUP, duration=DURATION, operations=None):
+    spec = folder / f"{workload['name']}.json"
+    spec.write_text(json.dumps({key: workload[key] for key in ("name", "steps", "rows")}))
+    report = folder / f"{workload['name']}.report.json"
+    arguments = [str(RELEASE / "purse-load"), "--url", base, "--workload", str(spec), "--connections",
+                 str(connections), "--output", str(report)]
+    if operations is None:
+        arguments += ["--warmup", str(warmup), "--duration", str(duration)]
+    else:
+        arguments += ["--operations", str(operations)]
+    subprocess.run(arguments, check=True)
+    return json.loads(report.read_text())
+
+
+# The floor: the SQL of one operation, captured from PostgreSQL's log, run by pgbench
+
+PARAMETER = re.compile(r"\$(\d+) = (NULL|'(?:[^']|'')*')")
+
+
+def capture_statements(cluster, purse, workload, folder):
+    """Runs one operation with statement logging on and returns the API's statements in order,
+    parameters filled in."""
+    # One operation first, unlogged, so what is captured is the steady state the measured run
+    # sees (keys already in the credential cache), not a cold start.
+    warm_rows = workload["rows"][-2:-1] if workload.get("consumes_rows") else workload["rows"][-1:]
+    run_load(purse.base, dict(workload, rows=warm_rows), folder, connections=1, operations=1)
+    log_file = cluster.csv_log()
+    offset = log_file.stat().st_size if log_file.exists() else 0
+    cluster.set_statement_logging(True)
+    # The last row, which the measured run reaches last (attach + detach uses up its row).
+    report = run_load(purse.base, dict(workload, rows=workload["rows"][-1:]), folder, connections=1, operations=1)
+    cluster.set_statement_logging(False)
+    if report["errors"]:
+        raise SystemExit(f"{workload['name']}: the captured operation failed: {report['error_samples']}")
+    with open(log_file, newline="") as handle:
+        handle.seek(offset)
+        records = list(csv.reader(handle))
+    statements = []
+    for record in records:
+        message, detail, application = record[13], record[14], record[22]
+        found = re.match(r"(?:statement|execute [^:]+): (.*)", message, re.S)
+        # Only the API's connections: background work (webhook delivery, sweeps) runs as
+        # purse-background, the cache's change feed as purse-change-feed, psql as psql.
+        if application == "purse" and found:
+            parameters = {int(n): value for n, value in PARAMETER.findall(detail)}
+            statements.append((found.group(1).strip(), parameters))
+    return statements
+
+
+def pgbench_script(statements, existing):
+    """The captured statements as a pgbench script. Ids the operation created (written by an
+    INSERT and not among the `existing` ones its input named) are made fresh in every
+    transaction, so inserts do not collide."""
+    created = set()
+    for sql, parameters in statements:
+        if sql.lstrip().upper().startswith(("INSERT", "WITH")):
+            for value in parameters.values():
+                literal = value.strip("'")
+                if ID_PATTERN.match(literal) and literal not in existing:
+                    created.add(literal)
+    lines = ["\\set n random(1, 9000000000000000000)"]
+    for sql, parameters in statements:
+        def literal(match):
+            value = parameters[int(match.group(1))]
+            bare = value[1:-1] if value != "NULL" else None
+            if bare in created:
+                return f"('{bare.split('_')[0]}_b' || :n || '{bare[-6:]}')"
+            # pgbench reads ":name" anywhere as a variable, even in a string (JSON's ":false").
+            return re.sub(r":(?=[A-Za-z_])", ": ", value)
+        # Comments go before the lines are joined, or one would swallow the rest of the statement.
+        code = re.sub(r"--[^\n]*", "", sql)
+        lines.append(re.sub(r"\$(\d+)\b", literal, " ".join(code.split())) + ";")
+    return "\n".join(lines) + "\n"
+
+
+def for_row(template, captured_row, row):
+    """The script of the captured row, with another row's ids in place of its ids."""
+    text = template
+    for key, value in captured_row.items():
+        if isinstance(value, str) and row.get(key) != value:
+            text = text.replace(value, str(row[key]))
+    return text
+
+
+def run_pgbench(cluster, scripts, folder, name, warmup=WARMUP, duration=DURATION):
+    """pgbench at the same concurrency; returns transactions/s and latency percentiles (ms)."""
+    base = [str(cluster.bin / "pgbench"), "-n", "-M", "prepared", "-c", str(CONNECTIONS), "-j", "2"]
+    for script in scripts:
+        base += ["-f", str(script)]
+    base.append("purse")
+    script_path = scripts[0]
+    warm = subprocess.run(base + ["-T", str(warmup)], env=cluster.env(), capture_output=True, text=True)
+    if warm.returncode != 0:
+        raise SystemExit(f"{name}: pgbench failed on the captured SQL ({script_path}):\n{warm.stderr[-3000:]}")
+    logs = folder / f"pgbench-{name}"
+    logs.mkdir()
+    result = subprocess.run(base + ["-T", str(duration), "--log", f"--log-prefix={logs}/tx"], env=cluster.env(),
+                            check=True, capture_output=True, text=True, cwd=folder)
+    failed = re.search(r"number of failed transactions: (\d+)", result.stdout)
+    tps = float(re.search(r"tps = ([\d.]+)", result.stdout).group(1))
+    latencies = []
+    for log_file in logs.iterdir():
+        for line in log_file.read_text().splitlines():
+            latencies.append(int(line.split()[2]))
+    latencies.sort()
+    return {"tps": tps, "p50_ms": percentile(latencies, 0.50) / 1000, "p99_ms": percentile(latencies, 0.99) / 1000,
+            "failed": int(failed.group(1)) if failed else 0, "transactions": len(latencies)}
+
+
+def percentile(values, fraction):
+    if not values:
+        return 0
+    return values[min(len(values) - 1, max(0, int(len(values) * fraction + 0.999999) - 1))]
+
+
+# The peer
+
+class LocalStripe:
+    def __init__(self, folder):
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.output = open(pathlib.Path(folder) / "localstripe.log", "w+")
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen([sys.executable, "-m", "localstripe", "--port", str(self.port)],
+                                        stdout=self.output, stderr=subprocess.STDOUT)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.2)
+        raise SystemExit("localstripe did not start")
+
+    def stop(self):
+        if self.process:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+def localstripe_workloads(peer):
+    """The workloads localstripe supports, with the secret key where Purse uses a client credential
+    (localstripe has no ephemeral keys or elements sessions)."""
+    secret = Api(peer.base, "sk_test_bench")
+
+    def make_customer(i):
+        customer = secret.call("POST", "/v1/customers", {"email": f"bench{i}@example.com"})["id"]
+        methods = []
+        for _ in range(10):
+            method = secret.call("POST", "/v1/payment_methods", CARD)["id"]
+            secret.call("POST", f"/v1/payment_methods/{method}/attach", {"customer": customer})
+            methods.append(method)
+        stock = secret.call("POST", "/v1/payment_methods", CARD)["id"]
+        return {"customer": customer, "pm_a": methods[0], "pm_b": methods[1], "stock": stock, "sk": "sk_test_bench"}
+
+    rows = parallel(make_customer, range(64), workers=4)
+    workloads = {workload["name"]: workload for workload in purse_workloads(rows, rows)}
+    workloads["list_payment_methods"]["steps"][0]["headers"] = {"Authorization": "Bearer {sk}"}
+    confirm = workloads["confirm_setup_intent"]["steps"][1]
+    confirm["headers"] = {"Authorization": "Bearer {sk}"}
+    del workloads["elements_session"]
+    return list(workloads.values())
+
+
+# Reports
+
+def machine():
+    return {
+        "nproc": os.cpu_count(),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                 text=True).stdout.strip(),
+        "dirty": bool(subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                                     capture_output=True, text=True).stdout.strip()),
+    }
+
+
+def command_run(arguments):
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="purse-bench-"))
+    os.chmod(folder, 0o755)
+    cluster = Cluster(folder / "postgres")
+    purse = Purse(cluster, folder)
+    peer = LocalStripe(folder)
+    results = {"machine": machine(), "connections": CONNECTIONS, "warmup_s": WARMUP, "duration_s": DURATION,
+               "workloads": []}
+    try:
+        log(f"PostgreSQL and purse serve in {folder}")
+        cluster.start()
+        purse.start()
+        log("Seeding: 64 customers with 10 cards each, 60k unattached cards")
+        rows, attach_rows = purse_fixtures(purse)
+        workloads = purse_workloads(rows, attach_rows)
+        selected = [w for w in workloads if not arguments.only or w["name"] in arguments.only]
+        for workload in selected:
+            statements = capture_statements(cluster, purse, workload, folder)
+            captured_row = workload["rows"][-1]
+            template = pgbench_script(statements, existing=set(map(str, captured_row.values())))
+            # One script per input row (as the service's run spreads over the rows), which pgbench
+            # picks among at random: the floor does not pile every write onto one customer.
+            scripts = []
+            for index, row in enumerate(workload["rows"][:FLOOR_ROWS]):
+                script = folder / f"{workload['name']}.{index}.sql"
+                script.write_text(for_row(template, captured_row, row))
+                scripts.append(script)
+            log(f"{workload['name']}: Purse ({len(statements)} statements per operation)")
+            service = run_load(purse.base, workload, folder)
+            log(f"{workload['name']}: {service['operations_per_second']:.0f} op/s, p99 {service['p99_ms']:.2f} ms, "
+                f"{service['errors']} errors; pgbench floor")
+            floor = run_pgbench(cluster, scripts, folder, workload["name"])
+            log(f"{workload['name']}: floor {floor['tps']:.0f} tx/s, p99 {floor['p99_ms']:.2f} ms")
+            results["workloads"].append({
+                "name": workload["name"], "title": workload["title"], "statements": len(statements),
+                "sql": template, "purse": service, "floor": floor,
+                "throughput_ratio": service["operations_per_second"] / floor["tps"] if floor["tps"] else None,
+                "p99_ratio": service["p99_ms"] / floor["p99_ms"] if floor["p99_ms"] else None,
+            })
+        results["peak_rss_mb"] = purse.peak_rss_mb()
+        log(f"purse serve peak RSS {results['peak_rss_mb']:.1f} MB")
+    finally:
+        purse.stop()
+        cluster.stop()
+    if not arguments.skip_peer:
+        try:
+            peer.start()
+            log("localstripe: seeding")
+            for workload in localstripe_workloads(peer):
+                if arguments.only and workload["name"] not in arguments.only:
+                    continue
+                report = run_load(peer.base, workload, folder)
+                log(f"localstripe {workload['name']}: {report['operations_per_second']:.0f} op/s, "
+                    f"p99 {report['p99_ms']:.2f} ms, {report['errors']} errors")
+                for entry in results["workloads"]:
+                    if entry["name"] == workload["name"]:
+                        entry["localstripe"] = report
+                        entry["peer_ratio"] = (entry["purse"]["operations_per_second"] / report["operations_per_second"]
+                                               if report["operations_per_second"] else None)
+        finally:
+            peer.stop()
+    save(results, "run")
+    if not arguments.keep:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def save(results, section):
+    stored = json.loads(RESULTS_JSON.read_text()) if RESULTS_JSON.exists() else {}
+    stored[section] = results
+    RESULTS_JSON.write_text(json.dumps(stored, indent=2, sort_keys=True) + "\n")
+    write_markdown(stored)
+    log(f"Wrote {RESULTS_MD.relative_to(ROOT)} and {RESULTS_JSON.relative_to(ROOT)}")
+
+
+def write_markdown(stored):
+    lines = ["# Benchmark results", "",
+             "Written by `scripts/bench` (Benchmarks/bench.py); every figure below comes from its last run.",
+             "Client and server share the machine; ratios matter more than absolute figures.", ""]
+    run = stored.get("run")
+    if run:
+        m = run["machine"]
+        lines += [f"## Workloads ({m['date']}, commit {m['commit']}{' + local changes' if m['dirty'] else ''}, "
+                  f"nproc {m['nproc']})", "",
+                  f"{run['connections']} connections, {run['warmup_s']} s warm-up, {run['duration_s']} s measured. "
+                  "An operation is the whole workload step list; the floor is pgbench running the SQL that one "
+                  "operation executes (captured from PostgreSQL's statement log) at the same concurrency, "
+                  "`-M prepared`, on the same database.", "",
+                  "| workload | Purse op/s | p50 ms | p99 ms | errors | floor tx/s | floor p99 ms | "
+                  "Purse ÷ floor | p99 ÷ floor p99 | localstripe op/s | Purse ÷ localstripe |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for w in run["workloads"]:
+            peer = w.get("localstripe")
+            lines.append(
+                f"| {w['title']} | {w['purse']['operations_per_second']:.0f} | {w['purse']['p50_ms']:.2f} | "
+                f"{w['purse']['p99_ms']:.2f} | {w['purse']['errors']} | {w['floor']['tps']:.0f} | "
+                f"{w['floor']['p99_ms']:.2f} | {percent(w['throughput_ratio'])} | {ratio(w['p99_ratio'])} | "
+                f"{peer['operations_per_second']:.0f} | {ratio(w.get('peer_ratio'))} |" if peer else
+                f"| {w['title']} | {w['purse']['operations_per_second']:.0f} | {w['purse']['p50_ms']:.2f} | "
+                f"{w['purse']['p99_ms']:.2f} | {w['purse']['errors']} | {w['floor']['tps']:.0f} | "
+                f"{w['floor']['p99_ms']:.2f} | {percent(w['throughput_ratio'])} | {ratio(w['p99_ratio'])} | – | – |")
+        lines += ["", f"Peak RSS of `purse serve` over the run: **{run['peak_rss_mb']:.1f} MB**.", ""]
+        lines += ["Statements per operation (the floor's scripts are in results.json):", ""]
+        lines += [f"- {w['name']}: {w['statements']}" for w in run["workloads"]]
+        lines.append("")
+    scale = stored.get("scale")
+    if scale:
+        m = scale["machine"]
+        lines += [f"## Scale ({m['date']}, commit {m['commit']}, nproc {m['nproc']})", "",
+                  "Customers with 5 cards each, loaded with COPY; the same 32-connection runs at each size.", "",
+                  "| customers | payment methods | load time s | list p50 ms | list p99 ms | list op/s | "
+                  "retrieve p50 ms | retrieve p99 ms | retrieve op/s |", "|---|---|---|---|---|---|---|---|---|"]
+        for size in scale["sizes"]:
+            lines.append(
+                f"| {size['customers']:,} | {size['payment_methods']:,} | {size['load_s']:.0f} | "
+                f"{size['list']['p50_ms']:.2f} | {size['list']['p99_ms']:.2f} | {size['list']['operations_per_second']:.0f} | "
+                f"{size['retrieve']['p50_ms']:.2f} | {size['retrieve']['p99_ms']:.2f} | "
+                f"{size['retrieve']['operations_per_second']:.0f} |")
+        first, last = scale["sizes"][0], scale["sizes"][-1]
+        lines += ["", f"p50 at {last['customers']:,} vs {first['customers']:,}: list "
+                      f"{ratio(last['list']['p50_ms'] / first['list']['p50_ms'])}, retrieve "
+                      f"{ratio(last['retrieve']['p50_ms'] / first['retrieve']['p50_ms'])}.", ""]
+    RESULTS_MD.write_text("\n".join(lines))
+
+
+def percent(value):
+    return f"{value * 100:.0f} %" if value is not None else "–"
+
+
+def ratio(value):
+    return f"{value:.2f}×" if value is not None else "–"
+
+
+# Scale
+
+def command_scale(arguments):
+    sizes = [int(size) for size in arguments.sizes.split(",")]
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="purse-bench-scale-"))
+    os.chmod(folder, 0o755)
+    cluster = Cluster(folder / "postgres")
+    purse = Purse(cluster, folder)
+    results = {"machine": machine(), "sizes": []}
+    try:
+        cluster.start()
+        purse.start()
+        keys = json.loads(purse.command("accounts", "create", "--name", "Scale", "--json"))
+        secret = Api(purse.base, keys["secret_key"])
+        publishable = Api(purse.base, keys["publishable_key"])
+        template_customer = secret.call("POST", "/v1/customers", {"email": "template@example.com"})["id"]
+        template_method = publishable.call("POST", "/v1/payment_methods", CARD)["id"]
+        secret.call("POST", f"/v1/payment_methods/{template_method}/attach", {"customer": template_customer})
+        loaded = 1
+        for size in sizes:
+            started = time.time()
+            new = size - loaded
+            ids = [random_id("cus") for _ in range(new)]
+            created = str(int(time.time()))
+            log(f"scale: loading {new:,} customers and {5 * new:,} cards with COPY")
+            clone_rows(cluster, "customers", template_customer, new,
+                       lambda i: {"id": ids[i], "created": created, "email": f"c{loaded + i}@example.com"})
+            clone_rows(cluster, "payment_methods", template_method, 5 * new,
+                       lambda i: {"id": random_id("pm"), "customer_id": ids[i // 5], "created": created})
+            cluster.psql("VACUUM ANALYZE")
+            loaded = size
+            load_s = time.time() - started
+            sample = [ids[(i * 7919) % len(ids)] for i in range(128)]
+            versioned = Api(purse.base, keys["secret_key"], version="2020-08-27")
+            rows = [{"customer": customer, "sk": keys["secret_key"],
+                     "ek": versioned.call("POST", "/v1/ephemeral_keys", {"customer": customer})["secret"]}
+                    for customer in sample]
+            workloads = {w["name"]: w for w in purse_workloads(rows, rows)}
+            listing = run_load(purse.base, workloads["list_payment_methods"], folder)
+            retrieving = run_load(purse.base, workloads["retrieve_customer"], folder)
+            log(f"scale {size:,}: list p50 {listing['p50_ms']:.2f} ms, retrieve p50 {retrieving['p50_ms']:.2f} ms")
+            results["sizes"].append({"customers": size, "payment_methods": 5 * size, "load_s": load_s,
+                                     "list": listing, "retrieve": retrieving})
+    finally:
+        purse.stop()
+        cluster.stop()
+    save(results, "scale")
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="the workloads, their floor and the peer")
+    run.add_argument("--only", nargs="*", help="workload names to run")
+    run.add_argument("--skip-peer", action="store_true", help="do not run localstripe")
+    run.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, scripts)")
+    scale = commands.add_parser("scale", help="latency at growing data sizes")
+    scale.add_argument("--sizes", default="10000,100000,1000000")
+    arguments = parser.parse_args()
+    {"run": command_run, "scale": command_scale}[arguments.command](arguments)
+
+
+if __name__ == "__main__":
+    main()

@@ -7,6 +7,7 @@ public import Postgres
 public struct IdempotencyStore: Sendable {
     private let pool: PostgresClient
     private let sealer: ResponseSealer
+    private let pending = PendingSettlements()
 
     /// How long a response is kept and replayed.
     public static let retention: Duration = .seconds(24 * 3600)
@@ -52,6 +53,16 @@ public struct IdempotencyStore: Sendable {
             throw PurseError(
                 .invalidRequest, message: "Idempotency keys must have 1 to \(Self.maximumKeyLength) characters."
             )
+        }
+        // An earlier attempt's answer still waiting to be written goes first.
+        let pendingID = PendingSettlements.id(account: request.accountID, key: request.key)
+        if let settlement = pending.take(pendingID) {
+            do {
+                try await settlement(self)
+            } catch {
+                pending.put(settlement, for: pendingID)
+                throw error
+            }
         }
         let sealer = self.sealer
         return try await pool.withConnection { connection in
@@ -147,6 +158,41 @@ public struct IdempotencyStore: Sendable {
             WHERE account_id = \(request.accountID) AND key = \(request.key) AND state = 'in_flight'
             """
         )
+    }
+
+    /// Settles a key whose answer is decided — `complete` or `release` — even while the database
+    /// is unreachable: tried now, and if PostgreSQL cannot be reached, again every half second in
+    /// the background, or at once when a retry of the request arrives first. A request that changed
+    /// state must not look unanswered (a retry would do it twice), and one that changed nothing must
+    /// not keep its key reserved (a retry would get 409 for the rest of the lease). The retries stop
+    /// well within the lease, after which a retry may have taken the key over.
+    public func settle(_ request: Request, _ settlement: @escaping @Sendable (IdempotencyStore) async throws -> Void) async {
+        do {
+            try await settlement(self)
+            return
+        } catch let error as PGError where error.isUnavailable {
+            let id = PendingSettlements.id(account: request.accountID, key: request.key)
+            pending.put(settlement, for: id)
+            let deadline = ContinuousClock.now + Self.lease - .seconds(20)
+            Task { [pending] in
+                while ContinuousClock.now < deadline {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    // Gone: a retry of the request settled it first.
+                    guard let settlement = pending.take(id) else { return }
+                    do {
+                        try await settlement(self)
+                        return
+                    } catch let error as PGError where error.isUnavailable {
+                        pending.put(settlement, for: id)
+                    } catch {
+                        return
+                    }
+                }
+                _ = pending.take(id)
+            }
+        } catch {
+            // Anything else would fail again; the lease frees the key.
+        }
     }
 
     /// Deletes keys older than the retention period; returns how many.

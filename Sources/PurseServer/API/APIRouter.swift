@@ -161,21 +161,25 @@ final class APIRouter {
         case .replay(let status, let bytes):
             return .json(bytes: bytes, status: HTTPResponse.Status(code: status), headers: [.idempotentReplayed: "true"])
         case .proceed:
+            let result: (status: HTTPResponse.Status, body: [UInt8])
             do {
-                let result = try await run()
-                try await idempotency.complete(reservation, status: Int(result.status.code), body: result.body)
-                return .json(bytes: result.body, status: result.status)
+                result = try await run()
             } catch {
                 let apiError = ResponseMiddleware.apiError(for: error, request: request, context: context)
                 if apiError.isStoredForIdempotency {
-                    try await idempotency.complete(
-                        reservation, status: Int(apiError.status.code), body: JSONWriter.bytes(apiError.body)
-                    )
+                    let body = JSONWriter.bytes(apiError.body)
+                    await idempotency.settle(reservation) { try await $0.complete(reservation, status: Int(apiError.status.code), body: body) }
                 } else {
-                    try? await idempotency.release(reservation)
+                    await idempotency.settle(reservation) { try await $0.release(reservation) }
                 }
                 throw apiError
             }
+            // Done and committed: the client gets its answer even if storing it for replays has to
+            // wait for the database.
+            await idempotency.settle(reservation) {
+                try await $0.complete(reservation, status: Int(result.status.code), body: result.body)
+            }
+            return .json(bytes: result.body, status: result.status)
         }
     }
 }

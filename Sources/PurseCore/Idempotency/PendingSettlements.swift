@@ -1,0 +1,21 @@
+import Synchronization
+
+/// Keys whose answer is decided but could not be written while PostgreSQL was unreachable
+/// (``IdempotencyStore/settle(_:_:)``), by account and key. Whoever takes a settlement runs it:
+/// the background retry, or a retry of the request arriving first, which must not see the key
+/// still reserved once the database is back.
+final class PendingSettlements: Sendable {
+    typealias Settlement = @Sendable (IdempotencyStore) async throws -> Void
+
+    private let settlements = Mutex<[String: Settlement]>([:])
+
+    static func id(account: String, key: String) -> String { account + "\u{0}" + key }
+
+    func put(_ settlement: @escaping Settlement, for id: String) {
+        settlements.withLock { $0[id] = settlement }
+    }
+
+    func take(_ id: String) -> Settlement? {
+        settlements.withLock { $0.removeValue(forKey: id) }
+    }
+}

@@ -31,20 +31,25 @@ public struct CustomerSessionService: Sendable {
             customer: params.customer, expiresAt: now + lifetime
         )
         let apiKey = secrets.customerSessionAPIKey(session.id)
-        let settings = try await pool.withConnection {
-            try SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, on: $0)
+        // As for ephemeral keys: one transaction, the settings and the customer locked, so a
+        // concurrent delete of either cannot leave the session half-bound or alive.
+        let (id, expiresAt) = (session.id, session.expiresAt)
+        let (settings, inserted) = try await pool.withTransaction { connection in
+            let settings = try SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, on: connection)
+            let inserted = try connection.query(
+                """
+                INSERT INTO customer_sessions (id, account_id, customer_id, client_secret_hash, api_key_hash, components, created,
+                                               expires_at, sheet_settings_id)
+                SELECT \(id), \(caller.accountID), c.id, \(SecretHash.sha256(clientSecret)), \(SecretHash.sha256(apiKey)),
+                       \(StoredJSON.encode(components)), \(now), \(expiresAt), \(settings)
+                FROM customers c WHERE c.id = \(params.customer) AND c.account_id = \(caller.accountID) AND NOT c.deleted
+                FOR SHARE OF c
+                RETURNING id
+                """
+            )
+            return (settings, inserted)
         }
         session.customerSheetSettings = settings
-        let inserted = try await pool.query(
-            """
-            INSERT INTO customer_sessions (id, account_id, customer_id, client_secret_hash, api_key_hash, components, created,
-                                           expires_at, sheet_settings_id)
-            SELECT \(session.id), \(caller.accountID), c.id, \(SecretHash.sha256(clientSecret)), \(SecretHash.sha256(apiKey)),
-                   \(StoredJSON.encode(components)), \(now), \(session.expiresAt), \(settings)
-            FROM customers c WHERE c.id = \(params.customer) AND c.account_id = \(caller.accountID) AND NOT c.deleted
-            RETURNING id
-            """
-        )
         guard !inserted.isEmpty else { throw PurseError.noSuch("customer", params.customer, param: "customer") }
         return session
     }

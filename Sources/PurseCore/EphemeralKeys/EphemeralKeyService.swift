@@ -34,13 +34,17 @@ public struct EphemeralKeyService: Sendable {
         let key = EphemeralKey(
             id: ObjectID.make(.ephemeralKey), customer: params.customer, created: now, expires: now + lifetime, secret: secret
         )
-        let inserted = try await pool.withConnection { connection in
+        // One transaction with the settings and the customer locked: a concurrent delete of
+        // either waits for the key, then unbinds or revokes it (FOR SHARE makes a delete that
+        // commits first visible here, so no key outlives its customer's deletion).
+        let inserted = try await pool.withTransaction { connection in
             let settings = try SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, on: connection)
             return try connection.query(
                 """
                 INSERT INTO ephemeral_keys (id, account_id, customer_id, secret_hash, created, expires, sheet_settings_id)
                 SELECT \(key.id), \(caller.accountID), c.id, \(SecretHash.sha256(secret)), \(key.created), \(key.expires), \(settings)
                 FROM customers c WHERE c.id = \(params.customer) AND c.account_id = \(caller.accountID) AND NOT c.deleted
+                FOR SHARE OF c
                 RETURNING id
                 """
             )

@@ -40,7 +40,7 @@ public struct SheetSettingsService: Sendable {
 
     public func update(_ id: String, _ params: SheetSettingsParameters, by caller: Credential) async throws -> CustomerSheetSettings {
         try await pool.withTransaction { connection in
-            let old = try Self.find(id, account: caller.accountID, lock: true, on: connection)
+            let old = try Self.find(id, account: caller.accountID, lock: .update, on: connection)
             let new = try params.applied(to: old)
             try connection.query(
                 """
@@ -60,7 +60,7 @@ public struct SheetSettingsService: Sendable {
     /// Deletes settings other than the default; what named them falls back to the default.
     public func delete(_ id: String, by caller: Credential) async throws -> DeletedObject {
         try await pool.withTransaction { connection in
-            let settings = try Self.find(id, account: caller.accountID, lock: true, on: connection)
+            let settings = try Self.find(id, account: caller.accountID, lock: .update, on: connection)
             guard !settings.isDefault else {
                 throw PurseError.invalidParameter("id", "The account's default settings cannot be deleted; update them instead.")
             }
@@ -89,9 +89,12 @@ public struct SheetSettingsService: Sendable {
 
     /// Checks that `id` (or `default`) names settings of the account, for binding at creation;
     /// returns the id to store.
+    /// Run it in the transaction that stores the binding: the row stays locked (`FOR KEY SHARE`)
+    /// until then, so settings deleted meanwhile wait for it (and then unbind it) instead of
+    /// vanishing under its foreign key.
     static func bindable(_ id: String?, account: String, on connection: PostgresConnection) throws -> String? {
         guard let id else { return nil }
-        return try find(id, account: account, on: connection, param: "customer_sheet_settings").id
+        return try find(id, account: account, lock: .keyShare, on: connection, param: "customer_sheet_settings").id
     }
 
     /// Creates an account's default settings (in the account's creating transaction).
@@ -112,12 +115,24 @@ public struct SheetSettingsService: Sendable {
         )
     }
 
+    /// How ``find`` locks the row it reads, for the rest of the transaction.
+    enum RowLock {
+        /// To change or delete it.
+        case update
+        /// To point at it: it may change meanwhile but not go.
+        case keyShare
+    }
+
     static func find(
-        _ id: String, account: String, lock: Bool = false, on connection: PostgresConnection, param: String = "id"
+        _ id: String, account: String, lock: RowLock? = nil, on connection: PostgresConnection, param: String = "id"
     ) throws -> CustomerSheetSettings {
         var query: PostgresQuery = "SELECT \(unsafeSQL: columns) FROM customer_sheet_settings WHERE account_id = \(account)"
         query.append(id == "default" ? " AND is_default" : " AND id = \(id)")
-        if lock { query.append(" FOR UPDATE") }
+        switch lock {
+        case .update: query.append(" FOR UPDATE")
+        case .keyShare: query.append(" FOR KEY SHARE")
+        case nil: break
+        }
         guard let row = try connection.query(query).first else {
             throw PurseError.noSuch("customer sheet settings", id, param: param)
         }

@@ -135,6 +135,19 @@ let package = Package(
             path: "Benchmarks/purse-load",
             swiftSettings: strictSettings
         ),
+        // Fuzz/: the libFuzzer target for the request-body decoders (scripts/fuzz builds it with
+        // --sanitize=fuzzer); a plain build makes a replayer of saved inputs.
+        .executableTarget(
+            name: "purse-fuzz",
+            dependencies: [
+                "PurseCore",
+                "PurseServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Fuzz/purse-fuzz",
+            // scripts/fuzz sets PURSE_FUZZING: libFuzzer brings its own `main` then.
+            swiftSettings: strictSettings + (Context.environment["PURSE_FUZZING"] != nil ? [.define("PURSE_FUZZING")] : [])
+        ),
         // Helpers the test targets share: the test PostgreSQL, live servers, HTTP calls.
         .target(
             name: "TestSupport",

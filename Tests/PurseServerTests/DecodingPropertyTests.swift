@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import PurseCore
 import PurseModels
@@ -305,19 +306,38 @@ struct DecodingPropertyTests {
     }
 
     @Test func damagedJSONBodiesParseOrAreRefusedNeverCrash() {
-        for seed in seeds {
+        for seed in seeds { checkDamagedJSON(seed: seed) }
+    }
+
+    /// The fuzzing run: random, damaged form and damaged JSON bodies from fresh seeds for
+    /// `PURSE_FUZZ_SECONDS` (default 30; the recorded long run used 600), starting at
+    /// `PURSE_FUZZ_SEED` (default: random, printed so a failure can be replayed).
+    @Test func fuzzingTheDecodersForAWhileFindsNothing() {
+        let environment = ProcessInfo.processInfo.environment
+        let seconds = environment["PURSE_FUZZ_SECONDS"].flatMap(Int.init) ?? 30
+        let firstSeed = environment["PURSE_FUZZ_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1_000_000...UInt64(1) << 48)
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        var seed = firstSeed
+        while ContinuousClock.now < deadline {
             var rng = SplitMix64(seed: seed)
-            let bytes = mutated(JSONWriter.bytes(json(.object(randomParameters(using: &rng)))), using: &rng)
-            do {
-                let parameters = try RequestParameters.fromBody(
-                    ByteBuffer(bytes: bytes), contentType: "application/json"
-                )
-                expectDecodesOrRefuses(parameters, seed: seed)
-            } catch let error as PurseError {
-                #expect(error.category == .invalidRequest, "seed \(seed)")
-            } catch {
-                Issue.record("seed \(seed): RequestParameters threw \(error)")
-            }
+            let body = mutated(formBody(randomParameters(using: &rng), using: &rng), using: &rng)
+            if let parsed = parsedOrRefused(body, seed: seed) { expectDecodesOrRefuses(parsed, seed: seed) }
+            checkDamagedJSON(seed: seed)
+            seed += 1
+        }
+        print("fuzzing: \(seed - firstSeed) seeds (\(2 * (seed - firstSeed)) bodies) in \(seconds) s, seeds \(firstSeed)..<\(seed)")
+    }
+
+    private func checkDamagedJSON(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        let bytes = mutated(JSONWriter.bytes(json(.object(randomParameters(using: &rng)))), using: &rng)
+        do {
+            let parameters = try RequestParameters.fromBody(ByteBuffer(bytes: bytes), contentType: "application/json")
+            expectDecodesOrRefuses(parameters, seed: seed)
+        } catch let error as PurseError {
+            #expect(error.category == .invalidRequest, "seed \(seed)")
+        } catch {
+            Issue.record("seed \(seed): RequestParameters threw \(error)")
         }
     }
 }

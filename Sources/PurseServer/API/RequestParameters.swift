@@ -1,14 +1,15 @@
-import NIOCore
+public import NIOCore
 import PurseCore
 import PurseModels
 
 /// Request parameters, whatever their encoding: JSON bodies when the Content-Type says so,
-/// otherwise Stripe's form encoding; query strings for GET and DELETE.
-enum RequestParameters {
+/// otherwise Stripe's form encoding; query strings for GET and DELETE. Public for the fuzz target
+/// (`Fuzz/purse-fuzz`), which feeds it what a client could send.
+public enum RequestParameters {
     /// JSON nesting accepted in a body.
     static let maximumJSONDepth = 32
 
-    static func fromBody(_ body: ByteBuffer, contentType: String?) throws -> ParamObject {
+    public static func fromBody(_ body: ByteBuffer, contentType: String?) throws -> ParamObject {
         let bytes = body.readableBytesView
         if let contentType, contentType.lowercased().hasPrefix("application/json") {
             if bytes.allSatisfy({ [0x20, 0x0A, 0x0D, 0x09].contains($0) }) { return ParamObject() }
@@ -64,7 +65,8 @@ enum RequestParameters {
         case .string: elements = [value]
         case .array(let array): elements = array
         case .object(let object):
-            guard let indexed = object.indexedElements else {
+            // `{}` (only JSON can send it) is no list, as `{"a": 1}` is none.
+            guard !object.isEmpty, let indexed = object.indexedElements else {
                 throw PurseError.invalidParameter("expand", "Invalid expand: expected an array of strings.")
             }
             elements = indexed

@@ -62,6 +62,47 @@ struct RequestErrorTests {
         }
     }
 
+    /// Bodies near the size limit built to be slow to decode.
+    enum HugeBody: String, CaseIterable, CustomStringConvertible {
+        case formArrayOf10000, formHashOf10000, form10001Pairs, jsonArrayOf150000, jsonHashOf40000
+
+        var description: String { rawValue }
+
+        var contentType: String {
+            rawValue.hasPrefix("json") ? "application/json" : "application/x-www-form-urlencoded"
+        }
+
+        var body: String {
+            switch self {
+            case .formArrayOf10000:
+                return Array(repeating: "preferred_locales[]=en", count: 10_000).joined(separator: "&")
+            case .formHashOf10000:
+                return (0..<10_000).map { "metadata[k\($0)]=v" }.joined(separator: "&")
+            case .form10001Pairs:
+                return (0..<10_001).map { "a\($0)=1" }.joined(separator: "&")
+            case .jsonArrayOf150000:
+                let elements = Array(repeating: "\"en\"", count: 150_000).joined(separator: ",")
+                return "{\"preferred_locales\": [\(elements)]}"
+            case .jsonHashOf40000:
+                let entries = (0..<40_000).map { "\"k\($0)\": \"v\"" }.joined(separator: ",")
+                return "{\"metadata\": {\(entries)}}"
+            }
+        }
+    }
+
+    /// Each refused with a 400 that changes nothing. Decoding is linear in the body, so these take
+    /// moments; a quadratic step would hit the time limit (a bound, not a speed target).
+    @Test(.timeLimit(.minutes(1)), arguments: HugeBody.allCases)
+    func hugeBodiesAreRefusedAndChangeNothing(huge: HugeBody) async throws {
+        try await LiveServer.with { server in
+            let api = try await server.makeAccount().secret
+            let call = try await api.post("/v1/customers", huge.body, headers: ["Content-Type": huge.contentType])
+            #expect(call.status == 400)
+            #expect(call.error?["type"] == "invalid_request_error")
+            #expect(try await api.get("/v1/customers").json["data"] == [])
+        }
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func anUnreachableDatabaseIsA503WithRetry() async throws {
         let cluster = try await TestPostgres.startThrowawayCluster()

@@ -74,7 +74,10 @@ class Server:
             [purse_binary(), "accounts", "create", "--name", name, "--json"],
             env=self.env, check=True, capture_output=True, text=True, timeout=120,
         ).stdout
-        return json.loads(output)
+        keys = json.loads(output)
+        SECRETS_SEEN.add(keys["secret_key"])
+        SECRETS_SEEN.add(keys["publishable_key"])
+        return keys
 
     def client(self, key, **options):
         options.setdefault("http_client", RecordingHTTPClient())
@@ -203,12 +206,31 @@ class SentCardData:
 SENT_CARD_DATA = SentCardData()
 
 
+class SecretsSeen(set):
+    """Every API key, ephemeral-key secret, customer-session secret, client secret and webhook
+    signing secret the compat tests were given or presented, so that test_zz_card_data.py can prove
+    none of them is kept in clear (keys and secrets are stored hashed or derived, spec §2)."""
+
+    PATTERN = re.compile(
+        r"\b(?:sk_test_|pk_test_|ek_test_|cuss_secret_|whsec_)[A-Za-z0-9]{16,}|\bseti_[A-Za-z0-9]+_secret_[A-Za-z0-9]+"
+    )
+
+    def record(self, text):
+        self.update(self.PATTERN.findall(text or ""))
+
+
+SECRETS_SEEN = SecretsSeen()
+
+
 class RecordingHTTPClient(stripe.RequestsClient):
     """stripe-python's own HTTP client, noting the card data of each request in SENT_CARD_DATA."""
 
     def request(self, method, url, headers, post_data=None, **kwargs):
         SENT_CARD_DATA.record(url, post_data)
-        return super().request(method, url, headers, post_data, **kwargs)
+        SECRETS_SEEN.record((headers or {}).get("Authorization"))
+        content, status, response_headers = super().request(method, url, headers, post_data, **kwargs)
+        SECRETS_SEEN.record(content.decode("utf-8", "replace") if isinstance(content, bytes) else content)
+        return content, status, response_headers
 
 
 def pg_dump(server):

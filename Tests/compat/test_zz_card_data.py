@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import SENT_CARD_DATA, pg_dump
+from conftest import SECRETS_SEEN, SENT_CARD_DATA, pg_dump
 
 # The numbers behind the test tokens the suite uses, which the server looks up itself.
 TOKEN_NUMBERS = {
@@ -90,6 +90,28 @@ def test_no_file_of_the_data_folder_holds_card_data(purse, own_method):
         if path.is_file() and not path.is_symlink():
             content = path.read_bytes()
             hits = [value for value in values if value.encode() in content]
+            if hits:
+                found[str(path.relative_to(purse.data))] = sorted(hits)
+    assert found == {}
+
+
+def secret_leaks(text):
+    """Which of the keys and secrets the session saw appear in the text."""
+    return sorted(secret[:12] + "..." for secret in SECRETS_SEEN if secret in text)
+
+
+def test_no_key_or_secret_is_kept_in_clear(purse, dump, own_method):
+    """API keys, ephemeral-key secrets, customer-session secrets, setup-intent client secrets and
+    webhook signing secrets: in the dump, the server's logs and the data folder's files, none."""
+    kinds = {secret.split("_")[0] + ("_secret" if "_secret_" in secret else "") for secret in SECRETS_SEEN}
+    assert {"sk", "pk", "ek", "cuss_secret", "seti_secret", "whsec"} <= kinds, f"the suite saw only {sorted(kinds)}"
+    assert secret_leaks(dump) == []
+    assert secret_leaks(purse.log_text()) == []
+    found = {}
+    for path in pathlib.Path(purse.data).rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            content = path.read_bytes()
+            hits = [secret[:12] + "..." for secret in SECRETS_SEEN if secret.encode() in content]
             if hits:
                 found[str(path.relative_to(purse.data))] = sorted(hits)
     assert found == {}

@@ -100,6 +100,37 @@ struct CredentialCacheTests {
         }
     }
 
+    /// The settings a list applies are cached too: a change through the API applies to the next
+    /// request, one made in SQL as soon as its NOTIFY arrives.
+    @Test func sheetSettingsChangesReachTheCachedSettings() async throws {
+        try await LiveServer.with { server in
+            try await Self.waitForTheChangeFeed(server)
+            let account = try await server.makeAccount()
+            let customer = try #require(try await account.secret.post("/v1/customers").json["id"]?.stringValue)
+            for token in ["pm_card_visa", "pm_card_visa_debit"] {
+                #expect(try await account.secret.post("/v1/payment_methods/\(token)/attach", "customer=\(customer)").status == 200)
+            }
+            let device = account.client(key: try await account.ephemeralKey(for: customer).secret)
+            let listed = { try await device.get("/v1/payment_methods", query: "customer=\(customer)&type=card").json["data"]?.arrayValue?.count }
+            #expect(try await listed() == 2)
+            let unfiltered = try await server.pool.query(
+                "SELECT saved_payment_method_filter::text AS filter FROM customer_sheet_settings WHERE account_id = \(account.id) AND is_default"
+            )
+            let original: String = try unfiltered[0]["filter"]
+
+            let update = try await account.secret.post(
+                "/v1/customer_sheet_settings/default", "saved_payment_method_filter[card][funding][]=debit"
+            )
+            #expect(update.status == 200)
+            #expect(try await listed() == 1)
+
+            try await server.pool.query(
+                "UPDATE customer_sheet_settings SET saved_payment_method_filter = \(original)::jsonb WHERE account_id = \(account.id) AND is_default"
+            )
+            try await Self.eventually { try await listed() == 2 }
+        }
+    }
+
     /// Waits until the server's change feed is listening (so its caches serve).
     static func waitForTheChangeFeed(_ server: LiveServer) async throws {
         try await eventually {

@@ -1,3 +1,5 @@
+public import PurseModels
+
 /// The server's in-memory caches of rows PostgreSQL announces changes to, by topic (the payload
 /// of `NOTIFY purse_changes`, migration 0012).
 public final class ChangeCaches: Sendable {
@@ -8,6 +10,11 @@ public final class ChangeCaches: Sendable {
 
     /// Credentials by the SHA-256 of the key presented.
     public let credentials = ChangeCache<[UInt8], CachedCredential>(topic: credentialsTopic)
+
+    public static let sheetSettingsTopic = "sheet_settings"
+
+    /// Sheet settings by ``SheetSettingsService/cacheKey(account:id:)`` (the id, or `default`).
+    public let sheetSettings = ChangeCache<String, CustomerSheetSettings>(topic: sheetSettingsTopic)
 
     public init() {}
 
@@ -22,7 +29,7 @@ public final class ChangeCaches: Sendable {
         for cache in all { cache.setServing(serving) }
     }
 
-    private var all: [any InvalidatableCache] { [credentials] }
+    private var all: [any InvalidatableCache] { [credentials, sheetSettings] }
 }
 
 /// What ``ChangeCaches`` needs of each cache, whatever it holds.

@@ -7,12 +7,14 @@ public struct PaymentMethodService: Sendable {
     private let processor: any Processor
     private let factory: PaymentMethodFactory
     private let events = EventRecorder()
+    private let caches: ChangeCaches
 
     /// The most payment methods one customer may have attached.
     public static let maximumPerCustomer = 500
 
-    public init(pool: PostgresClient, processor: any Processor, masterKey: MasterKey) {
+    public init(pool: PostgresClient, processor: any Processor, masterKey: MasterKey, caches: ChangeCaches) {
         self.pool = pool
+        self.caches = caches
         self.processor = processor
         self.factory = PaymentMethodFactory(processor: processor, fingerprinter: Fingerprinter(masterKey: masterKey))
     }
@@ -61,6 +63,7 @@ public struct PaymentMethodService: Sendable {
         if let type = params.type { filter.append(" AND type = \(type.rawValue)") }
         if let redisplay = params.allowRedisplay { filter.append(" AND allow_redisplay = \(redisplay.rawValue)") }
         let requested = filter
+        let settingsCache = caches.sheetSettings
         return try await pool.withConnection { connection in
             guard try CustomerVisibility.isVisible(customer, by: caller, on: connection) else {
                 throw PurseError.noSuch("customer", customer, param: customerParam)
@@ -68,7 +71,7 @@ public struct PaymentMethodService: Sendable {
             var condition = requested
             if caller.isClient {
                 // What a client lists is filtered by the sheet settings in force; the secret key sees all.
-                let settings = try SheetSettingsService.inForce(for: caller, on: connection)
+                let settings = try SheetSettingsService.inForce(for: caller, on: connection, cache: settingsCache)
                 condition.append(" AND \(settings.savedPaymentMethodFilter.condition(now: Clock.now))")
             }
             return try PaymentMethodStore.list.page(

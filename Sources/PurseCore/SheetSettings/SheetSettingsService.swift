@@ -5,8 +5,12 @@ public import PurseModels
 /// `/current` and the elements session. Every account has one default.
 public struct SheetSettingsService: Sendable {
     private let pool: PostgresClient
+    private let caches: ChangeCaches
 
-    public init(pool: PostgresClient) { self.pool = pool }
+    public init(pool: PostgresClient, caches: ChangeCaches) {
+        self.pool = pool
+        self.caches = caches
+    }
 
     static let columns = """
         id, created, name, is_default, payment_method_types, billing_details_collection, default_billing_details,
@@ -30,6 +34,7 @@ public struct SheetSettingsService: Sendable {
     public func create(_ params: SheetSettingsParameters, by caller: Credential) async throws -> CustomerSheetSettings {
         let settings = try params.applied(to: .initial(id: ObjectID.make(.sheetSettings), name: nil, isDefault: false, created: Clock.now))
         try await pool.withConnection { try Self.insert(settings, account: caller.accountID, on: $0) }
+        caches.invalidate(topic: ChangeCaches.sheetSettingsTopic)
         return settings
     }
 
@@ -39,7 +44,9 @@ public struct SheetSettingsService: Sendable {
     }
 
     public func update(_ id: String, _ params: SheetSettingsParameters, by caller: Credential) async throws -> CustomerSheetSettings {
-        try await pool.withTransaction { connection in
+        // This server forgets at once; the others when the trigger's NOTIFY reaches them.
+        defer { caches.invalidate(topic: ChangeCaches.sheetSettingsTopic) }
+        return try await pool.withTransaction { connection in
             let old = try Self.find(id, account: caller.accountID, lock: .update, on: connection)
             let new = try params.applied(to: old)
             try connection.query(
@@ -59,7 +66,8 @@ public struct SheetSettingsService: Sendable {
 
     /// Deletes settings other than the default; what named them falls back to the default.
     public func delete(_ id: String, by caller: Credential) async throws -> DeletedObject {
-        try await pool.withTransaction { connection in
+        defer { caches.invalidate(topic: ChangeCaches.sheetSettingsTopic) }
+        return try await pool.withTransaction { connection in
             let settings = try Self.find(id, account: caller.accountID, lock: .update, on: connection)
             guard !settings.isDefault else {
                 throw PurseError.invalidParameter("id", "The account's default settings cannot be deleted; update them instead.")
@@ -80,12 +88,27 @@ public struct SheetSettingsService: Sendable {
     /// The settings in force for `caller`: `named` (a setup intent's, say), else the ones its key
     /// or session was created with, else the account's default.
     public func inForce(for caller: Credential, named: String? = nil) async throws -> CustomerSheetSettings {
-        try await pool.withConnection { try Self.inForce(for: caller, named: named, on: $0) }
+        let cache = caches.sheetSettings
+        return try await pool.withConnection { try Self.inForce(for: caller, named: named, on: $0, cache: cache) }
     }
 
-    static func inForce(for caller: Credential, named: String? = nil, on connection: PostgresConnection) throws -> CustomerSheetSettings {
-        try find(named ?? caller.sheetSettingsID ?? "default", account: caller.accountID, on: connection)
+    /// With a `cache`, settings read once are kept until a change to any settings empties it
+    /// (the listing a sheet does on every open then costs one statement fewer).
+    static func inForce(
+        for caller: Credential, named: String? = nil, on connection: PostgresConnection,
+        cache: ChangeCache<String, CustomerSheetSettings>? = nil
+    ) throws -> CustomerSheetSettings {
+        let id = named ?? caller.sheetSettingsID ?? "default"
+        guard let cache else { return try find(id, account: caller.accountID, on: connection) }
+        let key = cacheKey(account: caller.accountID, id: id)
+        if let cached = cache.value(for: key) { return cached }
+        let ticket = cache.ticket()
+        let settings = try find(id, account: caller.accountID, on: connection)
+        cache.store(settings, for: key, ticket: ticket)
+        return settings
     }
+
+    public static func cacheKey(account: String, id: String) -> String { account + "\u{0}" + id }
 
     /// Checks that `id` (or `default`) names settings of the account, for binding at creation;
     /// returns the id to store.

@@ -34,8 +34,8 @@ public struct PurseApplication {
 
         let processor = TestProcessor()
         let publicURL = PublicURL(configuration.resolvedPublicURL(boundPort: configuration.port))
-        let paymentMethods = PaymentMethodService(pool: pool, processor: processor, masterKey: masterKey)
         let caches = ChangeCaches()
+        let paymentMethods = PaymentMethodService(pool: pool, processor: processor, masterKey: masterKey, caches: caches)
         // Background work (webhook delivery, sweeps) has connections of its own, so it can never
         // hold the ones requests need.
         var backgroundSettings = pool.configuration
@@ -75,7 +75,7 @@ public struct PurseApplication {
             pool: pool, masterKey: masterKey, lifetime: configuration.customerSessionLifetime, caches: caches
         )
         CustomerSessionsController(sessions: sessions).register(on: api)
-        let sheetSettings = SheetSettingsService(pool: pool)
+        let sheetSettings = SheetSettingsService(pool: pool, caches: caches)
         SheetSettingsController(settings: sheetSettings).register(on: api)
         ElementsController(
             elements: ElementsSessionService(

@@ -441,12 +441,13 @@ def percentile(values, fraction):
 
 class LocalStripe:
     def __init__(self, folder):
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
         self.output = open(pathlib.Path(folder) / "localstripe.log", "w+")
         self.process = None
 
     def start(self):
+        # The port is chosen now: one chosen minutes earlier may have become a client's meanwhile.
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen([sys.executable, "-m", "localstripe", "--port", str(self.port)],
                                         stdout=self.output, stderr=subprocess.STDOUT)
         deadline = time.time() + 30
@@ -455,8 +456,11 @@ class LocalStripe:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=1):
                     return
             except OSError:
+                if self.process.poll() is not None:
+                    break
                 time.sleep(0.2)
-        raise SystemExit("localstripe did not start")
+        self.output.seek(0)
+        raise SystemExit("localstripe did not start:\n" + self.output.read()[-2000:])
 
     def stop(self):
         if self.process:

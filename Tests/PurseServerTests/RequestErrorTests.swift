@@ -90,9 +90,9 @@ struct RequestErrorTests {
         }
     }
 
-    /// Each refused with a 400 that changes nothing. Decoding is linear in the body, so these take
-    /// moments; a quadratic step would hit the time limit (a bound, not a speed target).
-    @Test(.timeLimit(.minutes(1)), arguments: HugeBody.allCases)
+    /// Each refused with a 400 that changes nothing. (How fast is the benchmark's business; the
+    /// decoders' linearity is in FormParserTests and the fuzz runs.)
+    @Test(arguments: HugeBody.allCases)
     func hugeBodiesAreRefusedAndChangeNothing(huge: HugeBody) async throws {
         try await LiveServer.with { server in
             let api = try await server.makeAccount().secret

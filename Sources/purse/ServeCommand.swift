@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import Postgres
 import PurseCore
 import PurseServer
@@ -102,6 +104,10 @@ struct ServeCommand: AsyncParsableCommand {
     var skipMigrations = false
 
     func run() async throws {
+        // Swift concurrency's jobs run on NIO's event loops rather than a second pool of threads,
+        // so a request's handler no longer hops from its connection's loop to another thread and
+        // back (on the benchmark: about a quarter fewer context switches per request).
+        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let settings = try serverConfiguration()
         LoggingSystem.bootstrap { LogfmtLogHandler(label: $0, level: settings.logLevel) }
         let logger = Logger(label: "purse")

@@ -15,6 +15,7 @@ public enum PurseSQL {
         ("0010_webhooks.sql", text(PackageResources._010_webhooks_sql)),
         ("0011_webhook_deliveries_failed.sql", text(PackageResources._011_webhook_deliveries_failed_sql)),
         ("0012_change_notifications.sql", text(PackageResources._012_change_notifications_sql)),
+        ("0013_payment_method_documents_as_written.sql", text(PackageResources._013_payment_method_documents_as_written_sql)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

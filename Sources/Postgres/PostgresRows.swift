@@ -62,6 +62,26 @@ public struct PostgresRow: Sendable {
         return try Value(postgresCell: cell)
     }
 
+    /// The UTF-8 bytes of a text-like, `json` or `jsonb` column as stored in the result, without
+    /// making a `String` of them (nil for NULL): for writing them straight into a response.
+    public func utf8Text(at column: Int) throws -> ArraySlice<UInt8>? {
+        let columns = rows.columns
+        guard column >= 0, column < columns.count else {
+            throw PGError(.decoding, message: "The result has no column \(column)")
+        }
+        guard let range = rows.storage.ranges[index * columns.count + column] else { return nil }
+        let bytes = rows.storage.bytes[range]
+        switch columns[column].type {
+        case let type where type.isTextLike || type == .json:
+            return bytes
+        case .jsonb where bytes.first == 1:
+            // Binary jsonb is a version byte (1) followed by the JSON text.
+            return bytes.dropFirst()
+        default:
+            throw PGError(.decoding, message: "Column '\(columns[column].name)' (\(columns[column].type)) is not text")
+        }
+    }
+
     /// Reads the column named `name` as `Value`.
     public func decode<Value: PostgresDecodable>(_: Value.Type = Value.self, named name: String) throws -> Value {
         guard let column = rows.columnIndex(named: name) else {

@@ -189,4 +189,64 @@ struct PaymentMethodTests {
             #expect(expanded.json["customer"]?["id"]?.stringValue == customer)
         }
     }
+
+    /// A list writes each method straight from its row; it must be byte for byte what the model
+    /// path renders for the same method, for every type and for text that needs escaping.
+    @Test func listedMethodsAreTheSameBytesAsRetrievedOnes() async throws {
+        try await LiveServer.with { server in
+            let account = try await server.makeAccount()
+            let api = account.secret
+            let customer = try #require(try await api.post("/v1/customers").json["id"]?.stringValue)
+            func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }
+            let awkward = "Zoë \"Q\" O'Brien \\ 東京\n\t/"
+            let forms = [
+                cardForm("4242424242424242") + "&billing_details[name]=\(encoded(awkward))&billing_details[address][city]=\(encoded("Kraków"))"
+                    + "&metadata[\(encoded("note \"1\""))]=\(encoded(awkward))",
+                "type=sepa_debit&sepa_debit[iban]=DE89370400440532013000&billing_details[name]=Ana&billing_details[email]=\(encoded("a+b@example.com"))",
+                "type=us_bank_account&us_bank_account[routing_number]=110000000&us_bank_account[account_number]=000123456789"
+                    + "&us_bank_account[account_holder_type]=company&billing_details[name]=\(encoded(awkward))",
+            ]
+            var ids: [String] = []
+            for form in forms {
+                let created = try await account.publishable.post("/v1/payment_methods", form)
+                #expect(created.status == 200, "\(created.json)")
+                let id = try #require(created.json["id"]?.stringValue)
+                #expect(try await api.post("/v1/payment_methods/\(id)/attach", "customer=\(customer)").status == 200)
+                ids.append(id)
+            }
+            // Changed after it was stored, so the row holds what an update wrote.
+            #expect(try await api.post("/v1/payment_methods/\(ids[0])", "metadata[order]=\(encoded("#7 ✓"))").status == 200)
+
+            let list = try await api.get("/v1/customers/\(customer)/payment_methods")
+            #expect(list.status == 200)
+            #expect(list.json["data"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ids.reversed())
+            for id in ids {
+                let retrieved = try await api.get("/v1/payment_methods/\(id)")
+                #expect(retrieved.status == 200)
+                #expect(list.body.range(of: retrieved.body) != nil, "\(String(decoding: retrieved.body, as: UTF8.self))")
+            }
+
+            // expand still reaches into a list rendered this way.
+            let expanded = try await api.get("/v1/payment_methods", query: "customer=\(customer)&expand[]=data.customer")
+            #expect(expanded.json["data"]?.arrayValue?.allSatisfy { $0["customer"]?["id"]?.stringValue == customer } == true)
+            #expect(expanded.json["data"]?.arrayValue?.count == 3)
+        }
+    }
+
+    @Test func anUnknownCustomerIsNamedBeforeAnUnknownCursor() async throws {
+        try await LiveServer.with { server in
+            let api = try await server.makeAccount().secret
+            let call = try await api.get("/v1/payment_methods", query: "customer=cus_nothing&starting_after=pm_nothing")
+            #expect(call.status == 400)
+            #expect(call.error?["param"] == "customer")
+            let customer = try #require(try await api.post("/v1/customers").json["id"]?.stringValue)
+            let cursor = try await api.get("/v1/payment_methods", query: "customer=\(customer)&starting_after=pm_nothing")
+            #expect(cursor.error?["param"] == "starting_after")
+            let empty = try await api.get("/v1/payment_methods", query: "customer=\(customer)")
+            #expect(empty.status == 200)
+            #expect(empty.json["data"] == [])
+            #expect(try await api.delete("/v1/customers/\(customer)").status == 200)
+            #expect(try await api.get("/v1/payment_methods", query: "customer=\(customer)").error?["param"] == "customer")
+        }
+    }
 }

@@ -41,7 +41,7 @@ struct FilterWorld {
             """
             UPDATE payment_methods
             SET card_exp_year = \(Int32(year)), card_exp_month = \(Int32(month)),
-                details = jsonb_set(jsonb_set(details, '{exp_year}', to_jsonb(\(year))), '{exp_month}', to_jsonb(\(month)))
+                details = jsonb_set(jsonb_set(details::jsonb, '{exp_year}', to_jsonb(\(year))), '{exp_month}', to_jsonb(\(month)))::json
             WHERE id = \(method)
             """
         )

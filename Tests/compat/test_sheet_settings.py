@@ -265,7 +265,7 @@ def expire(purse, method_id):
         """
         UPDATE payment_methods
         SET card_exp_month = :month, card_exp_year = :year,
-            details = details || jsonb_build_object('exp_month', :month, 'exp_year', :year)
+            details = (details::jsonb || jsonb_build_object('exp_month', :month, 'exp_year', :year))::json
         WHERE id = :'id';
         """,
         id=method_id, month=month, year=year,

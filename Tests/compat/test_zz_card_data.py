@@ -71,7 +71,7 @@ def test_the_suite_sent_card_data_and_only_distinctive_cvcs(own_method):
 
 def test_the_database_holds_no_card_data(dump, own_method):
     assert own_method.id in dump, "the dump must contain the payment methods, or the check proves nothing"
-    assert '"last4": "5556"' in dump
+    assert '"last4":"5556"' in dump
     assert leaks(dump) == []
 
 

@@ -50,33 +50,43 @@ public struct PaymentMethodService: Sendable {
         return method
     }
 
-    /// A customer's attached methods, newest first, optionally of one type. `customerParam` names
-    /// where the customer came from: `customer` (a parameter) or `id` (the path).
+    /// A customer's attached methods, newest first, optionally of one type, each already written
+    /// as its wire JSON (a list needs no model of them). `customerParam` names where the
+    /// customer came from: `customer` (a parameter) or `id` (the path).
     public func list(
         _ params: PaymentMethodListParameters, by caller: Credential, customerParam: String = "customer"
-    ) async throws -> Page<PaymentMethod> {
+    ) async throws -> Page<RenderedJSON> {
         guard let customer = params.customer else { throw PurseError.missingParameter("customer") }
         let pagination = try params.pagination()
+        // The customer's visibility is part of the page's own statement; only an empty page needs
+        // a second one to tell "no methods" from "no such customer".
         var filter: PostgresQuery = """
             account_id = \(caller.accountID) AND customer_id = \(customer) AND state = 'attached'
+              AND EXISTS (SELECT 1 FROM customers WHERE id = \(customer) AND \(CustomerService.scope(caller)) AND NOT deleted)
             """
         if let type = params.type { filter.append(" AND type = \(type.rawValue)") }
         if let redisplay = params.allowRedisplay { filter.append(" AND allow_redisplay = \(redisplay.rawValue)") }
         let requested = filter
         let settingsCache = caches.sheetSettings
         return try await pool.withConnection { connection in
-            guard try CustomerVisibility.isVisible(customer, by: caller, on: connection) else {
-                throw PurseError.noSuch("customer", customer, param: customerParam)
-            }
             var condition = requested
             if caller.isClient {
                 // What a client lists is filtered by the sheet settings in force; the secret key sees all.
                 let settings = try SheetSettingsService.inForce(for: caller, on: connection, cache: settingsCache)
                 condition.append(" AND \(settings.savedPaymentMethodFilter.condition(now: Clock.now))")
             }
-            return try PaymentMethodStore.list.page(
-                on: connection, where: condition, pagination: pagination, decode: PaymentMethodStore.paymentMethod
+            func requireVisibleCustomer() throws {
+                guard try CustomerVisibility.isVisible(customer, by: caller, on: connection) else {
+                    throw PurseError.noSuch("customer", customer, param: customerParam)
+                }
+            }
+            // An unknown customer is named before an unknown cursor.
+            if pagination.cursor != nil { try requireVisibleCustomer() }
+            let page = try PaymentMethodStore.list.page(
+                on: connection, where: condition, pagination: pagination, decode: PaymentMethodStore.rendered
             )
+            if page.data.isEmpty && pagination.cursor == nil { try requireVisibleCustomer() }
+            return page
         }
     }
 

@@ -35,12 +35,31 @@ public struct APIRequest: Sendable {
 
 /// What a handler answers: a status and a JSON body (before `expand` is applied).
 public struct APIResult: Sendable {
+    /// A body as a value, or already written as bytes (lists rendered straight from rows).
+    public enum Body: Sendable {
+        case value(JSONValue)
+        case rendered([UInt8])
+    }
+
     public var status: HTTPResponse.Status
-    public var body: JSONValue
+    public var body: Body
 
     public init(status: HTTPResponse.Status = .ok, body: JSONValue) {
         self.status = status
-        self.body = body
+        self.body = .value(body)
+    }
+
+    init(status: HTTPResponse.Status = .ok, rendered: [UInt8]) {
+        self.status = status
+        self.body = .rendered(rendered)
+    }
+
+    /// The body as a value, for `expand` to change (a rendered one is read back).
+    func value() throws -> JSONValue {
+        switch body {
+        case .value(let value): value
+        case .rendered(let bytes): try JSONReader.parse(bytes)
+        }
     }
 
     /// A model, encoded as Stripe shows it.
@@ -59,5 +78,22 @@ public struct APIResult: Sendable {
                 "url": .string(url),
             ]
         )
+    }
+
+    /// A page of objects already rendered, as the same list object, written without a value tree.
+    public static func list(_ page: Page<RenderedJSON>, url: String) -> APIResult {
+        var output: [UInt8] = []
+        output.reserveCapacity(64 + page.data.reduce(0) { $0 + $1.bytes.count + 1 })
+        output.append(contentsOf: #"{"object":"list","data":["#.utf8)
+        for (index, element) in page.data.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            output.append(contentsOf: element.bytes)
+        }
+        output.append(contentsOf: #"],"has_more":"#.utf8)
+        output.append(contentsOf: (page.hasMore ? "true" : "false").utf8)
+        output.append(contentsOf: #","url":"#.utf8)
+        JSONWriter.writeString(url, to: &output)
+        output.append(UInt8(ascii: "}"))
+        return APIResult(rendered: output)
     }
 }

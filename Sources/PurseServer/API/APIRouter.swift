@@ -138,8 +138,9 @@ final class APIRouter {
         )
         let run = { @Sendable () async throws -> (status: HTTPResponse.Status, body: [UInt8]) in
             let result = try await handler(apiRequest)
+            if expansion.isEmpty, case .rendered(let bytes) = result.body { return (result.status, bytes) }
             let caller = credential
-            let body = try await Expansion.apply(expansion, to: result.body, returns: route.returns) { type, id in
+            let body = try await Expansion.apply(expansion, to: try result.value(), returns: route.returns) { type, id in
                 guard let caller else { return nil }
                 return try await loader.load(type, id: id, caller: caller)
             }

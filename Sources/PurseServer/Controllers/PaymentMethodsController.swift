@@ -38,7 +38,7 @@ struct PaymentMethodsController {
 
     @Sendable func list(_ request: APIRequest) async throws -> APIResult {
         let params = try request.decode(PaymentMethodListParameters.self)
-        return try .list(try await paymentMethods.list(params, by: request.caller), url: request.path)
+        return .list(try await paymentMethods.list(params, by: request.caller), url: request.path)
     }
 
     @Sendable func retrieve(_ request: APIRequest) async throws -> APIResult {
@@ -69,7 +69,7 @@ struct PaymentMethodsController {
     @Sendable func listForCustomer(_ request: APIRequest) async throws -> APIResult {
         var params = try request.decode(CustomerPaymentMethodListParameters.self).listParameters
         params.customer = request.pathParameter("id")
-        return try .list(try await paymentMethods.list(params, by: request.caller, customerParam: "id"), url: request.path)
+        return .list(try await paymentMethods.list(params, by: request.caller, customerParam: "id"), url: request.path)
     }
 
     @Sendable func retrieveForCustomer(_ request: APIRequest) async throws -> APIResult {

@@ -26,15 +26,21 @@ public enum ObjectID {
         prefix.rawValue + "_" + randomBase62(length: length)
     }
 
-    /// Random base62 text, unbiased (rejection sampling over random bytes).
+    /// Random base62 text, unbiased (rejection sampling over random bytes). Every byte of each
+    /// 64-bit draw is used: a draw is a system call, and one per byte made ids a visible part of
+    /// creating an object.
     public static func randomBase62(length: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         var characters: [UInt8] = []
         characters.reserveCapacity(length)
         while characters.count < length {
-            // 62 * 4 = 248: bytes at or above it would favour the first characters, so skip them.
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            if byte < 248 { characters.append(alphabet[Int(byte % 62)]) }
+            var word = generator.next()
+            for _ in 0..<8 where characters.count < length {
+                let byte = UInt8(truncatingIfNeeded: word)
+                word >>= 8
+                // 62 * 4 = 248: bytes at or above it would favour the first characters, so skip them.
+                if byte < 248 { characters.append(alphabet[Int(byte % 62)]) }
+            }
         }
         return String(decoding: characters, as: UTF8.self)
     }

@@ -440,11 +440,20 @@ def percentile(values, fraction):
 # The peer
 
 class LocalStripe:
+    # localstripe rewrites its whole store to this fixed file after every write and reloads it
+    # when it starts, so a run would inherit (and be slowed by) every earlier run's objects.
+    STORE = pathlib.Path("/tmp/localstripe.pickle")
+
     def __init__(self, folder):
-        self.output = open(pathlib.Path(folder) / "localstripe.log", "w+")
+        self.folder = pathlib.Path(folder)
+        self.output = open(self.folder / "localstripe.log", "w+")
         self.process = None
+        self.saved_store = self.folder / "localstripe.pickle.saved"
 
     def start(self):
+        # The peer starts empty every run; a store already there is put back afterwards.
+        if self.STORE.exists():
+            shutil.move(self.STORE, self.saved_store)
         # The port is chosen now: one chosen minutes earlier may have become a client's meanwhile.
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -466,6 +475,9 @@ class LocalStripe:
         if self.process:
             self.process.terminate()
             self.process.wait(timeout=10)
+        self.STORE.unlink(missing_ok=True)
+        if self.saved_store.exists():
+            shutil.move(self.saved_store, self.STORE)
 
 
 def localstripe_workloads(peer):

@@ -179,6 +179,41 @@ struct AttachAndDefaultTests {
         }
     }
 
+    /// The limit is counted inside the attach's own statement: at 500 the next attach is refused
+    /// and changes nothing, and a detach makes room again.
+    @Test func aCustomerHoldsAtMostFiveHundredMethods() async throws {
+        try await LiveServer.with { server in
+            let api = try await server.makeAccount().secret
+            let customer = try #require(try await api.post("/v1/customers").json["id"]?.stringValue)
+            let first = try #require(
+                try await api.post("/v1/payment_methods/pm_card_visa/attach", "customer=\(customer)").json["id"]?.stringValue
+            )
+            // 499 more, cloned in SQL: attaching them one by one would only make the test slow.
+            try await server.pool.query(
+                """
+                INSERT INTO payment_methods (id, account_id, created, type, state, customer_id, billing_details,
+                    allow_redisplay, metadata, details, processor_reference, fingerprint, card_brand, card_funding,
+                    card_exp_month, card_exp_year, country)
+                SELECT 'pm_clone' || g, account_id, created, type, state, customer_id, billing_details, allow_redisplay,
+                       metadata, details, processor_reference, fingerprint, card_brand, card_funding, card_exp_month,
+                       card_exp_year, country
+                FROM payment_methods, generate_series(1, 499) AS g WHERE id = \(first)
+                """
+            )
+            let spare = try #require(
+                try await api.post("/v1/payment_methods", "type=sepa_debit&sepa_debit[iban]=DE89370400440532013000&billing_details[name]=Ana")
+                    .json["id"]?.stringValue
+            )
+            let refused = try await api.post("/v1/payment_methods/\(spare)/attach", "customer=\(customer)")
+            #expect(refused.status == 400)
+            #expect(refused.error?["code"] == "customer_max_payment_methods")
+            #expect(try await api.get("/v1/payment_methods/\(spare)").json["customer"] == .null)
+            #expect(try await api.post("/v1/payment_methods/\(first)/detach").status == 200)
+            let attached = try await api.post("/v1/payment_methods/\(spare)/attach", "customer=\(customer)")
+            #expect(attached.json["customer"]?.stringValue == customer)
+        }
+    }
+
     @Test func fiftyConcurrentSetDefaultsLeaveOneOfThem() async throws {
         try await LiveServer.with { server in
             let api = try await server.makeAccount().secret

@@ -193,17 +193,15 @@ public struct PaymentMethodService: Sendable {
     static func attach(
         _ id: String, to customer: String, caller: Credential, on connection: PostgresConnection
     ) throws -> (method: PaymentMethod, changed: Bool) {
-        let count = try connection.query(
-            """
-            SELECT count(*) AS n FROM payment_methods
-            WHERE account_id = \(caller.accountID) AND customer_id = \(customer) AND state = 'attached'
-            """
-        )
+        // The count is taken under the customer's row lock, which every attach holds, so two
+        // attaches cannot both pass the limit.
         let updated = try connection.query(
             """
             UPDATE payment_methods SET state = 'attached', customer_id = \(customer)
             WHERE id = \(id) AND account_id = \(caller.accountID) AND state = 'unattached'
-              AND \(try count[0]["n", as: Int.self]) < \(maximumPerCustomer)
+              AND (SELECT count(*) FROM payment_methods
+                   WHERE account_id = \(caller.accountID) AND customer_id = \(customer) AND state = 'attached')
+                  < \(maximumPerCustomer)
             RETURNING \(unsafeSQL: PaymentMethodStore.columns)
             """
         )

@@ -9,13 +9,18 @@ public struct SetupIntentService: Sendable {
     private let factory: PaymentMethodFactory
     private let secrets: DerivedSecrets
     private let publicURL: PublicURL
+    /// The sheet settings a client's confirmation enforces are read through its cache.
+    private let caches: ChangeCaches
     private let events = EventRecorder()
 
     /// Statuses a confirmation, an update or a cancellation may start from.
     static let openStatuses: Set<String> = ["requires_payment_method", "requires_confirmation", "requires_action"]
 
-    public init(pool: PostgresClient, processor: any Processor, masterKey: MasterKey, publicURL: PublicURL) {
+    public init(
+        pool: PostgresClient, processor: any Processor, masterKey: MasterKey, publicURL: PublicURL, caches: ChangeCaches
+    ) {
         self.pool = pool
+        self.caches = caches
         self.processor = processor
         self.factory = PaymentMethodFactory(processor: processor, fingerprinter: Fingerprinter(masterKey: masterKey))
         self.secrets = DerivedSecrets(masterKey: masterKey)
@@ -54,7 +59,7 @@ public struct SetupIntentService: Sendable {
                     requested, for: customer, caller: caller, factory: factory, on: connection
                 ).model.id
             }
-            try connection.query(
+            let inserted = try SetupIntentStore.write(
                 """
                 INSERT INTO setup_intents (id, account_id, created, customer_id, status, usage, payment_method_types,
                                            payment_method_id, description, metadata, return_url, sheet_settings_id)
@@ -62,9 +67,10 @@ public struct SetupIntentService: Sendable {
                         \(methodID == nil ? "requires_payment_method" : "requires_confirmation"),
                         \((params.usage ?? .offSession).rawValue), \(PostgresTextArray(types.map(\.rawValue))), \(methodID),
                         \(description), \(StoredJSON.encode(metadata)), \(returnURL), \(settings))
-                """
+                """,
+                on: connection
             )
-            let intent = Self.render(try SetupIntentStore.find(id, account: caller.accountID, on: connection)!, secrets, publicURL)
+            let intent = Self.render(inserted!, secrets, publicURL)
             try events.record(
                 "setup_intent.created", object: try Self.eventObject(intent), account: caller.accountID, request: request,
                 on: connection
@@ -127,7 +133,7 @@ public struct SetupIntentService: Sendable {
             if intent.status != "requires_action" || methodChanged {
                 intent.status = intent.paymentMethod == nil ? "requires_payment_method" : "requires_confirmation"
             }
-            try connection.query(
+            let updated = try SetupIntentStore.write(
                 """
                 UPDATE setup_intents
                 SET customer_id = \(intent.customer), payment_method_types = \(PostgresTextArray(intent.paymentMethodTypes)),
@@ -135,9 +141,10 @@ public struct SetupIntentService: Sendable {
                     payment_method_id = \(intent.paymentMethod), status = \(intent.status),
                     authentication_attempt = authentication_attempt + \(methodChanged ? 1 : 0), updated_at = now()
                 WHERE id = \(id)
-                """
+                """,
+                on: connection
             )
-            return Self.render(try SetupIntentStore.find(id, account: caller.accountID, on: connection)!, secrets, publicURL)
+            return Self.render(updated!, secrets, publicURL)
         }
     }
 
@@ -151,13 +158,14 @@ public struct SetupIntentService: Sendable {
                 throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
             }
             try Self.requireOpen(stored, action: "cancel", caller: caller, secrets: secrets, publicURL: publicURL)
-            try connection.query(
+            let canceled = try SetupIntentStore.write(
                 """
                 UPDATE setup_intents SET status = 'canceled', cancellation_reason = \(reason?.rawValue), updated_at = now()
                 WHERE id = \(id)
-                """
+                """,
+                on: connection
             )
-            let intent = Self.render(try SetupIntentStore.find(id, account: caller.accountID, on: connection)!, secrets, publicURL)
+            let intent = Self.render(canceled!, secrets, publicURL)
             try events.record(
                 "setup_intent.canceled", object: try Self.eventObject(intent), account: caller.accountID, request: request,
                 on: connection
@@ -226,9 +234,9 @@ public struct SetupIntentService: Sendable {
         var checked = candidate
         var settings: CustomerSheetSettings?
         if caller.isClient {
-            let inForce = try await pool.withConnection {
-                try SheetSettingsService.inForce(for: caller, named: stored.intent.customerSheetSettings, on: $0)
-            }
+            let inForce = try await SheetSettingsService.inForce(
+                for: caller, named: stored.intent.customerSheetSettings, pool: pool, cache: caches.sheetSettings
+            )
             settings = inForce
             try checked.enforce(inForce, inline: params.paymentMethodData != nil)
         }

@@ -29,6 +29,14 @@ enum SetupIntentStore {
         return try connection.query(query).first.map(stored)
     }
 
+    /// Runs an INSERT or UPDATE of the intent and reads it as it became (`RETURNING`), rather
+    /// than selecting it again in a statement of its own.
+    static func write(_ statement: PostgresQuery, on connection: PostgresConnection) throws -> StoredSetupIntent? {
+        var query = statement
+        query.append(" RETURNING \(unsafeSQL: columns)")
+        return try connection.query(query).first.map(stored)
+    }
+
     static func stored(_ row: PostgresRow) throws -> StoredSetupIntent {
         var intent = SetupIntent(
             id: try row["id"], created: try row["created"], customer: try row["customer_id"],

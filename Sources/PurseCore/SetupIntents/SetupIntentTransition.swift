@@ -37,21 +37,22 @@ struct Transition {
                 )
             }
         }
-        try connection.query(
+        let updated = try SetupIntentStore.write(
             """
             UPDATE setup_intents
             SET status = 'succeeded', payment_method_id = \(paymentMethod), last_setup_error = NULL,
                 mandate = coalesce(\(mandate.map { PostgresJSON(JSONWriter.string($0)) }), mandate),
                 return_url = coalesce(\(returnURL), return_url), updated_at = now()
             WHERE id = \(id)
-            """
+            """,
+            on: connection
         )
-        return try record("setup_intent.succeeded")
+        return try record("setup_intent.succeeded", updated)
     }
 
     /// The card asks for authentication: `requires_action`, with a new page token.
     func requireAction(paymentMethod: String, mandate: JSONValue?, returnURL: String?) throws -> SetupIntent {
-        try connection.query(
+        let updated = try SetupIntentStore.write(
             """
             UPDATE setup_intents
             SET status = 'requires_action', payment_method_id = \(paymentMethod), last_setup_error = NULL,
@@ -59,9 +60,10 @@ struct Transition {
                 mandate = coalesce(\(mandate.map { PostgresJSON(JSONWriter.string($0)) }), mandate),
                 return_url = coalesce(\(returnURL), return_url), updated_at = now()
             WHERE id = \(id)
-            """
+            """,
+            on: connection
         )
-        return try record("setup_intent.requires_action")
+        return try record("setup_intent.requires_action", updated)
     }
 
     /// Refused (declined, unusable, authentication failed): back to `requires_payment_method` with
@@ -72,19 +74,21 @@ struct Transition {
             code: error.code, declineCode: error.declineCode, message: error.message, param: error.param,
             paymentMethod: method, paymentMethodType: method?.type, type: type
         )
-        try connection.query(
+        let updated = try SetupIntentStore.write(
             """
             UPDATE setup_intents
             SET status = 'requires_payment_method', payment_method_id = NULL,
                 last_setup_error = \(StoredJSON.encode(setupError)), updated_at = now()
             WHERE id = \(id)
-            """
+            """,
+            on: connection
         )
-        return try record("setup_intent.setup_failed")
+        return try record("setup_intent.setup_failed", updated)
     }
 
-    private func record(_ type: String) throws -> SetupIntent {
-        guard let stored = try SetupIntentStore.find(id, account: accountID, on: connection) else {
+    /// Records the event of the intent as `updated` left it.
+    private func record(_ type: String, _ updated: StoredSetupIntent?) throws -> SetupIntent {
+        guard let stored = updated else {
             throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
         }
         let intent = SetupIntentService.render(stored, secrets, publicURL)

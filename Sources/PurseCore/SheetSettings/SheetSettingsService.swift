@@ -108,6 +108,16 @@ public struct SheetSettingsService: Sendable {
         return settings
     }
 
+    /// ``inForce(for:named:on:cache:)`` for a caller outside a transaction: from the cache alone
+    /// when it holds them, so a hit costs no trip to the pool.
+    static func inForce(
+        for caller: Credential, named: String?, pool: PostgresClient, cache: ChangeCache<String, CustomerSheetSettings>
+    ) async throws -> CustomerSheetSettings {
+        let id = named ?? caller.sheetSettingsID ?? "default"
+        if let cached = cache.value(for: cacheKey(account: caller.accountID, id: id)) { return cached }
+        return try await pool.withConnection { try inForce(for: caller, named: named, on: $0, cache: cache) }
+    }
+
     public static func cacheKey(account: String, id: String) -> String { account + "\u{0}" + id }
 
     /// Checks that `id` (or `default`) names settings of the account, for binding at creation;

@@ -68,7 +68,9 @@ public struct PurseApplication {
         PaymentMethodsController(paymentMethods: paymentMethods, selection: selection).register(on: api)
         let ephemeralKeys = EphemeralKeyService(pool: pool, lifetime: configuration.ephemeralKeyLifetime, caches: caches)
         EphemeralKeysController(ephemeralKeys: ephemeralKeys).register(on: api)
-        let setupIntents = SetupIntentService(pool: pool, processor: processor, masterKey: masterKey, publicURL: publicURL)
+        let setupIntents = SetupIntentService(
+            pool: pool, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
+        )
         SetupIntentsController(setupIntents: setupIntents).register(on: api)
         AuthenticationPageController(setupIntents: setupIntents).register(on: api)
         let sessions = CustomerSessionService(
@@ -107,7 +109,9 @@ public struct PurseApplication {
                 sessions: CustomerSessionService(
                     pool: background, masterKey: masterKey, lifetime: configuration.customerSessionLifetime, caches: caches
                 ),
-                setupIntents: SetupIntentService(pool: background, processor: processor, masterKey: masterKey, publicURL: publicURL),
+                setupIntents: SetupIntentService(
+                    pool: background, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
+                ),
                 logger: logger
             ),
             delivery,

@@ -99,7 +99,7 @@ public final class PostgresClient: Sendable, Service {
         _ body: @escaping @Sendable (PostgresConnection) throws -> Result
     ) async throws -> Result {
         try await withConnection { connection in
-            try connection.simpleQuery("BEGIN")
+            connection.beginTransaction()
             let result = try body(connection)
             try connection.simpleQuery("COMMIT")
             return result

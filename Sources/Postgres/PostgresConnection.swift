@@ -15,6 +15,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Prepared statements on this connection: statement key (SQL plus parameter types) → name.
     private var preparedStatements: [String: String] = [:]
     private var nextStatementNumber = 0
+    /// Set by ``beginTransaction()`` until the next statement carries the `BEGIN` with it.
+    private var beginPending = false
     private let cancelState: Mutex<CancelState>
 
     /// Statements prepared before `DEALLOCATE ALL` starts the cache over, so statements built
@@ -121,6 +123,13 @@ public final class PostgresConnection: @unchecked Sendable {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
     }
 
+    /// Opens a transaction block. `BEGIN` is not sent by itself: it travels with the next
+    /// statement in one round trip (libpq's pipeline mode), which saves a round trip on every
+    /// transaction.
+    public func beginTransaction() {
+        beginPending = true
+    }
+
     /// Runs one statement with its binds and returns its rows.
     ///
     /// The statement is prepared on first use and reused from then on.
@@ -148,7 +157,12 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         let result = try Self.withParameters(query.binds) { values, lengths, formats in
             try running {
-                PQexecPrepared(handle, name, Int32(query.binds.count), values, lengths, formats, 1)
+                // Cleared only once sent: a statement refused before it left keeps the BEGIN pending.
+                guard beginPending else {
+                    return PQexecPrepared(handle, name, Int32(query.binds.count), values, lengths, formats, 1)
+                }
+                beginPending = false
+                return Self.beginAndExecPrepared(handle, name, Int32(query.binds.count), values, lengths, formats)
             }
         }
         defer { PQclear(result) }
@@ -160,7 +174,12 @@ public final class PostgresConnection: @unchecked Sendable {
     /// statements (a migration file, say). Rows are not returned.
     public func simpleQuery(_ sql: String) throws {
         let handle = try openHandle()
-        let result = try running { PQexec(handle, sql) }
+        let result = try running { () -> OpaquePointer? in
+            guard beginPending else { return PQexec(handle, sql) }
+            // The pending BEGIN goes first in the same text (simple-query text may hold several statements).
+            beginPending = false
+            return PQexec(handle, "BEGIN; " + sql)
+        }
         defer { PQclear(result) }
         try check(result)
     }
@@ -185,6 +204,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Rolls back an open transaction block, even after a cancellation, so the connection can be
     /// reused. Returns false when the connection cannot be used any more.
     func rollBackOpenTransaction() -> Bool {
+        beginPending = false  // nothing was sent: there is no block to roll back
         guard isInTransaction else { return isUsable }
         guard let handle else { return false }
         let result = PQexec(handle, "ROLLBACK")
@@ -223,6 +243,44 @@ public final class PostgresConnection: @unchecked Sendable {
             throw CancellationError()
         }
         return result
+    }
+
+    /// `BEGIN` and a prepared statement in one round trip: both sent in pipeline mode, then one
+    /// sync. Returns BEGIN's result when it failed, else the statement's (its rows, its error,
+    /// or nil when the connection failed, which `check` reports).
+    private static func beginAndExecPrepared(
+        _ handle: OpaquePointer, _ name: String, _ count: Int32,
+        _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ lengths: UnsafePointer<Int32>?, _ formats: UnsafePointer<Int32>?
+    ) -> OpaquePointer? {
+        guard PQenterPipelineMode(handle) == 1 else { return nil }
+        defer { _ = PQexitPipelineMode(handle) }
+        guard PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0) == 1,
+            PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1) == 1,
+            PQpipelineSync(handle) == 1
+        else { return nil }
+        // Each statement's results end with a NULL; the sync's own result ends the pipeline.
+        var results: [OpaquePointer] = []
+        while true {
+            guard let result = PQgetResult(handle) else {
+                if PQstatus(handle) != CONNECTION_OK { break }
+                continue
+            }
+            if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
+                PQclear(result)
+                break
+            }
+            results.append(result)
+        }
+        guard results.count == 2 else {
+            results.forEach { PQclear($0) }
+            return nil
+        }
+        if PQresultStatus(results[0]) != PGRES_COMMAND_OK {
+            PQclear(results[1])
+            return results[0]
+        }
+        PQclear(results[0])
+        return results[1]
     }
 
     /// Throws the error a result carries, if any.

@@ -77,6 +77,48 @@ struct ErrorAndTransactionTests {
         }
     }
 
+    /// `BEGIN` travels with a transaction's first statement. Whatever that statement is, or
+    /// however it fails, the block must be open for the statements after it.
+    @Test func theFirstStatementCarriesTheBegin() async throws {
+        struct Refused: Error {}
+        try await TestPostgres.withDatabase(options: .init(maxConnections: 1)) { client in
+            try await client.query("CREATE TABLE items (n int)")
+            // The first statement is refused before it is sent (a NUL in text): the BEGIN must
+            // still go with the next one, so this insert is rolled back with the rest.
+            await #expect(throws: Refused.self) {
+                try await client.withTransaction { connection in
+                    #expect(throws: PGError.self) { try connection.query("SELECT \("a\u{0}b")::text AS t") }
+                    try connection.query("INSERT INTO items VALUES (\(1))")
+                    #expect(connection.isInTransaction)
+                    throw Refused()
+                }
+            }
+            // A first statement that fails on the server leaves the block failed, then rolled back.
+            await #expect(throws: PGError.self) {
+                try await client.withTransaction { connection in
+                    try connection.query("SELECT 1 / \(0) AS n")
+                }
+            }
+            // A first statement that is new to the connection is prepared, then sent with the BEGIN.
+            let (inBlock, rows) = try await client.withTransaction { connection in
+                let rows = try connection.query("INSERT INTO items VALUES (\(2)) RETURNING n")
+                return (connection.isInTransaction, rows)
+            }
+            #expect(inBlock)
+            #expect(try rows[0]["n", as: Int.self] == 2)
+            // A body that runs no statement, and one whose first is simple-query text.
+            try await client.withTransaction { _ in }
+            try await client.withTransaction { connection in
+                try connection.simpleQuery("INSERT INTO items VALUES (3)")
+                #expect(connection.isInTransaction)
+            }
+            let count = try await client.query("SELECT count(*) AS n FROM items")
+            #expect(try count[0]["n", as: Int.self] == 2)
+            // The connection is still good for statements outside any block.
+            #expect(try await client.withConnection { $0.isInTransaction } == false)
+        }
+    }
+
     @Test func aBodyThatLeavesATransactionOpenIsRolledBack() async throws {
         try await TestPostgres.withDatabase(options: .init(maxConnections: 1)) { client in
             try await client.query("CREATE TABLE items (n int)")

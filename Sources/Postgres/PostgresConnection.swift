@@ -258,11 +258,14 @@ public final class PostgresConnection: @unchecked Sendable {
             PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1) == 1,
             PQpipelineSync(handle) == 1
         else { return nil }
-        // Each statement's results end with a NULL; the sync's own result ends the pipeline.
+        // Each statement's results end with a NULL; the sync's own result ends the pipeline. More
+        // NULLs than statements means nothing else is coming (a lost connection).
         var results: [OpaquePointer] = []
+        var ends = 0
         while true {
             guard let result = PQgetResult(handle) else {
-                if PQstatus(handle) != CONNECTION_OK { break }
+                ends += 1
+                if ends > 2 || PQstatus(handle) != CONNECTION_OK { break }
                 continue
             }
             if PQresultStatus(result) == PGRES_PIPELINE_SYNC {

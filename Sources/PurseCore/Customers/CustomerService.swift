@@ -220,8 +220,7 @@ public struct CustomerService: Sendable {
         on connection: PostgresConnection
     ) throws -> Customer {
         guard old != new else { return new }
-        try connection.query(
-            """
+        let update: PostgresQuery = """
             UPDATE customers
             SET email = \(new.email), name = \(new.name), phone = \(new.phone), description = \(new.description),
                 address = \(StoredJSON.encodeIfPresent(new.address)), shipping = \(StoredJSON.encodeIfPresent(new.shipping)),
@@ -236,13 +235,12 @@ public struct CustomerService: Sendable {
                     ELSE selected_option END
             WHERE id = \(new.id) AND account_id = \(caller.accountID)
             """
-        )
         let encoder = JSONValueEncoder()
         let before = try encoder.encode(old)
         let after = try encoder.encode(new)
         try events.record(
             "customer.updated", object: after, previousAttributes: AttributeDiff.previousAttributes(from: before, to: after),
-            account: caller.accountID, request: request, on: connection
+            account: caller.accountID, request: request, with: update, on: connection
         )
         return new
     }

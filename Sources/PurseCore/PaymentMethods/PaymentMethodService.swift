@@ -97,22 +97,24 @@ public struct PaymentMethodService: Sendable {
     ) async throws -> (methods: [PaymentMethod], defaultMethod: String?) {
         let filter = settings.savedPaymentMethodFilter.condition(now: Clock.now)
         return try await pool.withConnection { connection in
-            let customerRow = try connection.query(
+            // One statement: a row per method (or one row without a method) for a live customer,
+            // none for a missing one.
+            let rows = try connection.query(
                 """
-                SELECT default_payment_method FROM customers
-                WHERE id = \(customer) AND account_id = \(caller.accountID) AND NOT deleted
+                SELECT c.default_payment_method, m.* FROM customers c
+                LEFT JOIN LATERAL (
+                    SELECT \(unsafeSQL: PaymentMethodStore.columns), seq FROM payment_methods
+                    WHERE account_id = \(caller.accountID) AND customer_id = c.id AND state = 'attached'
+                      AND allow_redisplay = ANY(\(PostgresTextArray(allowRedisplay))) AND \(filter)
+                    ORDER BY created DESC, seq DESC LIMIT 100
+                ) m ON true
+                WHERE c.id = \(customer) AND c.account_id = \(caller.accountID) AND NOT c.deleted
+                ORDER BY m.created DESC, m.seq DESC
                 """
             )
-            guard let row = customerRow.first else { throw PurseError.noSuch("customer", customer, param: "customer") }
-            let methods = try connection.query(
-                """
-                SELECT \(unsafeSQL: PaymentMethodStore.columns) FROM payment_methods
-                WHERE account_id = \(caller.accountID) AND customer_id = \(customer) AND state = 'attached'
-                  AND allow_redisplay = ANY(\(PostgresTextArray(allowRedisplay))) AND \(filter)
-                ORDER BY created DESC, seq DESC LIMIT 100
-                """
-            ).map(PaymentMethodStore.paymentMethod)
-            return (methods, try row["default_payment_method"])
+            guard let first = rows.first else { throw PurseError.noSuch("customer", customer, param: "customer") }
+            let methods = try rows.filter { try $0["id", as: String?.self] != nil }.map(PaymentMethodStore.paymentMethod)
+            return (methods, try first["default_payment_method"])
         }
     }
 
@@ -134,22 +136,20 @@ public struct PaymentMethodService: Sendable {
             let new = try PaymentMethodUpdate.apply(params, to: old)
             guard new != old else { return old }
             let card = new.card
-            try connection.query(
-                """
+            let update: PostgresQuery = """
                 UPDATE payment_methods
                 SET billing_details = \(StoredJSON.encode(new.billingDetails)), allow_redisplay = \(new.allowRedisplay),
                     metadata = \(StoredJSON.encode(new.metadata)), details = \(PaymentMethodStore.details(of: new)),
                     card_exp_month = \(card.map { Int32($0.expMonth) }), card_exp_year = \(card.map { Int32($0.expYear) })
                 WHERE id = \(id) AND account_id = \(caller.accountID)
                 """
-            )
             let encoder = JSONValueEncoder()
             let before = try encoder.encode(old)
             let after = try encoder.encode(new)
             try events.record(
                 "payment_method.updated", object: after,
                 previousAttributes: AttributeDiff.previousAttributes(from: before, to: after),
-                account: caller.accountID, request: request, on: connection
+                account: caller.accountID, request: request, with: update, on: connection
             )
             return new
         }
@@ -246,24 +246,26 @@ public struct PaymentMethodService: Sendable {
     /// Detaches a payment method for good. When it was the customer's default (or selected
     /// option), that is cleared in the same transaction.
     public func detach(_ id: String, by caller: Credential, request: RequestInfo) async throws -> PaymentMethod {
-        let found = try await pool.withConnection { try PaymentMethodStore.find(id, by: caller, on: $0) }
-        guard let found else { throw PurseError.noSuch("PaymentMethod", id, param: "id") }
-        guard found.state == .attached, let customer = found.model.customer else {
-            throw PurseError(
-                .invalidRequest, code: "payment_method_unexpected_state",
-                message: "The payment method you provided is not attached to a customer so detachment is impossible.",
-                param: "payment_method"
-            )
-        }
-        if let session = caller.session, !session.canRemove {
-            throw PurseError(
-                .permission, code: "customer_session_remove_disabled",
-                message: "This customer session does not allow removing payment methods (its payment_method_remove feature is disabled)."
-            )
-        }
         let events = self.events
+        // One trip to the pool: the method is looked up in the transaction that detaches it.
         return try await pool.withTransaction { connection in
-            // The customer's lock first, as every change to a customer's methods takes it.
+            guard let found = try PaymentMethodStore.find(id, by: caller, on: connection) else {
+                throw PurseError.noSuch("PaymentMethod", id, param: "id")
+            }
+            guard found.state == .attached, let customer = found.model.customer else {
+                throw PurseError(
+                    .invalidRequest, code: "payment_method_unexpected_state",
+                    message: "The payment method you provided is not attached to a customer so detachment is impossible.",
+                    param: "payment_method"
+                )
+            }
+            if let session = caller.session, !session.canRemove {
+                throw PurseError(
+                    .permission, code: "customer_session_remove_disabled",
+                    message: "This customer session does not allow removing payment methods (its payment_method_remove feature is disabled)."
+                )
+            }
+            // The customer's lock before any change, as every change to a customer's methods takes it.
             let owner = try CustomerService.lockActive(customer, by: caller, on: connection)
             if let session = caller.session, !session.canRemoveLast {
                 let remaining = try connection.query(

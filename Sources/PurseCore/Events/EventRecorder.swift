@@ -39,32 +39,22 @@ public struct EventRecorder: Sendable {
             """
     }
 
-    /// Records an event as its own statement on `connection` (inside the caller's transaction).
+    /// Records an event on `connection` (inside the caller's transaction): in a statement of its
+    /// own, or in one statement with `change`, the INSERT, UPDATE or DELETE the event reports
+    /// when its result is not needed (one round trip for both).
     public func record(
         _ type: String,
         object: JSONValue,
         previousAttributes: JSONValue? = nil,
         account: String,
         request: RequestInfo?,
+        with change: PostgresQuery? = nil,
         on connection: PostgresConnection
     ) throws {
+        var statement: PostgresQuery = "WITH "
+        if let change { statement.append("change AS (\(change)), ") }
         let event = insert(type, object: object, previousAttributes: previousAttributes, account: account, request: request)
-        try connection.query("WITH event AS (\(event)), deliveries AS (\(Self.deliveries)) SELECT 1")
-    }
-
-    /// ``record(_:object:previousAttributes:account:request:on:)`` in one statement with
-    /// `change`, the INSERT, UPDATE or DELETE the event reports (when its result is not needed):
-    /// one round trip for both.
-    public func record(
-        _ type: String,
-        object: JSONValue,
-        previousAttributes: JSONValue? = nil,
-        account: String,
-        request: RequestInfo?,
-        with change: PostgresQuery,
-        on connection: PostgresConnection
-    ) throws {
-        let event = insert(type, object: object, previousAttributes: previousAttributes, account: account, request: request)
-        try connection.query("WITH change AS (\(change)), event AS (\(event)), deliveries AS (\(Self.deliveries)) SELECT 1")
+        statement.append("event AS (\(event)), deliveries AS (\(Self.deliveries)) SELECT 1")
+        try connection.query(statement)
     }
 }

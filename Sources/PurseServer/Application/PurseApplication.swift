@@ -100,6 +100,9 @@ public struct PurseApplication {
         self.httpMetrics = HTTPMetrics(routes: api.routes.map { ($0.method, $0.path) }, registry: metrics)
         self.configuration = configuration
         self.router = router
+        // Shut down in reverse order, each after the one before it finished, and the HTTP server
+        // first: webhook delivery comes right after it, so a stopping server takes no new
+        // deliveries while the services before it wind down (they stay for the next server).
         self.services = [
             pool,
             background,
@@ -114,8 +117,8 @@ public struct PurseApplication {
                 ),
                 logger: logger
             ),
-            delivery,
             ChangeFeed(configuration: pool.configuration, caches: caches, logger: logger),
+            delivery,
         ]
         self.publicURL = publicURL
         self.logger = logger

@@ -88,8 +88,7 @@ public struct SheetSettingsService: Sendable {
     /// The settings in force for `caller`: `named` (a setup intent's, say), else the ones its key
     /// or session was created with, else the account's default.
     public func inForce(for caller: Credential, named: String? = nil) async throws -> CustomerSheetSettings {
-        let cache = caches.sheetSettings
-        return try await pool.withConnection { try Self.inForce(for: caller, named: named, on: $0, cache: cache) }
+        try await Self.inForce(for: caller, named: named, pool: pool, cache: caches.sheetSettings)
     }
 
     /// With a `cache`, settings read once are kept until a change to any settings empties it
@@ -98,7 +97,7 @@ public struct SheetSettingsService: Sendable {
         for caller: Credential, named: String? = nil, on connection: PostgresConnection,
         cache: ChangeCache<String, CustomerSheetSettings>? = nil
     ) throws -> CustomerSheetSettings {
-        let id = named ?? caller.sheetSettingsID ?? "default"
+        let id = settingsID(for: caller, named: named)
         guard let cache else { return try find(id, account: caller.accountID, on: connection) }
         let key = cacheKey(account: caller.accountID, id: id)
         if let cached = cache.value(for: key) { return cached }
@@ -113,9 +112,14 @@ public struct SheetSettingsService: Sendable {
     static func inForce(
         for caller: Credential, named: String?, pool: PostgresClient, cache: ChangeCache<String, CustomerSheetSettings>
     ) async throws -> CustomerSheetSettings {
-        let id = named ?? caller.sheetSettingsID ?? "default"
-        if let cached = cache.value(for: cacheKey(account: caller.accountID, id: id)) { return cached }
+        let key = cacheKey(account: caller.accountID, id: settingsID(for: caller, named: named))
+        if let cached = cache.value(for: key) { return cached }
         return try await pool.withConnection { try inForce(for: caller, named: named, on: $0, cache: cache) }
+    }
+
+    /// `named`, else the settings the caller's key or session was created with, else the default.
+    private static func settingsID(for caller: Credential, named: String?) -> String {
+        named ?? caller.sheetSettingsID ?? "default"
     }
 
     public static func cacheKey(account: String, id: String) -> String { account + "\u{0}" + id }

@@ -28,12 +28,7 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
 
     private let seconds: Int
     private let timeout: TimeAmount
-    /// When the running phase runs out, or nil when no phase is bounded.
-    private var deadline: NIODeadline?
-    /// The one timer, set for the deadline as it was when scheduled. Deadlines only ever move
-    /// later, so the timer fires early at worst and sets itself again; scheduling and cancelling
-    /// a timer for every request cost a few percent of a request's CPU.
-    private var timer: Scheduled<Void>?
+    private var deadline: Scheduled<Void>?
     /// A request whose head has arrived and whose end has not.
     private var isReadingBody = false
     /// Requests whose head has arrived and whose response has not been written in full.
@@ -52,8 +47,6 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
 
     func handlerRemoved(context: ChannelHandlerContext) {
         stopDeadline()
-        timer?.cancel()
-        timer = nil
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -63,8 +56,6 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
 
     func channelInactive(context: ChannelHandlerContext) {
         stopDeadline()
-        timer?.cancel()
-        timer = nil
         context.fireChannelInactive()
     }
 
@@ -103,32 +94,18 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
     }
 
     private func startDeadline(_ context: ChannelHandlerContext) {
-        let deadline = NIODeadline.now() + timeout
-        self.deadline = deadline
-        if timer == nil { scheduleTimer(context, at: deadline) }
+        stopDeadline()
+        // The task runs on the channel's event loop, where this handler lives.
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: timeout) {
+            let (handler, context) = loopBound.value
+            handler.deadlinePassed(context)
+        }
     }
 
     private func stopDeadline() {
+        deadline?.cancel()
         deadline = nil
-    }
-
-    private func scheduleTimer(_ context: ChannelHandlerContext, at time: NIODeadline) {
-        // The task runs on the channel's event loop, where this handler lives.
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(deadline: time) {
-            let (handler, context) = loopBound.value
-            handler.timerFired(context)
-        }
-    }
-
-    private func timerFired(_ context: ChannelHandlerContext) {
-        timer = nil
-        guard let deadline else { return }
-        if deadline > .now() {
-            scheduleTimer(context, at: deadline)
-        } else {
-            deadlinePassed(context)
-        }
     }
 
     private func deadlinePassed(_ context: ChannelHandlerContext) {

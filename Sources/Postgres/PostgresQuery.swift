@@ -80,37 +80,40 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
             sql += text
         }
 
-        /// Shifts every `$n` outside quotes by `offset`.
+        /// Shifts every `$n` outside quotes by `offset`. Works on UTF-8 bytes: quotes, `$` and
+        /// digits are ASCII, and a byte of a multi-byte character is never one of them.
         private static func renumber(_ sql: String, by offset: Int) -> String {
-            var result = ""
-            result.reserveCapacity(sql.utf8.count + 8)
-            var quote: Character?
-            var iterator = sql.makeIterator()
-            var pending: Character? = iterator.next()
-            while let character = pending {
-                pending = iterator.next()
-                if let open = quote {
-                    result.append(character)
-                    if character == open { quote = nil }
-                    continue
+            let dollar = UInt8(ascii: "$"), single = UInt8(ascii: "'"), double = UInt8(ascii: "\"")
+            let zero = UInt8(ascii: "0"), nine = UInt8(ascii: "9")
+            var sql = sql
+            return sql.withUTF8 { text in
+                var result: [UInt8] = []
+                result.reserveCapacity(text.count + 16)
+                var quote: UInt8?
+                var index = 0
+                while index < text.count {
+                    let byte = text[index]
+                    index += 1
+                    if let open = quote {
+                        if byte == open { quote = nil }
+                        result.append(byte)
+                    } else if byte == single || byte == double {
+                        quote = byte
+                        result.append(byte)
+                    } else if byte == dollar, index < text.count, (zero...nine).contains(text[index]) {
+                        var number = 0
+                        while index < text.count, (zero...nine).contains(text[index]) {
+                            number = number * 10 + Int(text[index] - zero)
+                            index += 1
+                        }
+                        result.append(dollar)
+                        result.append(contentsOf: String(number + offset).utf8)
+                    } else {
+                        result.append(byte)
+                    }
                 }
-                if character == "'" || character == "\"" {
-                    quote = character
-                    result.append(character)
-                    continue
-                }
-                guard character == "$", let next = pending, next.isASCII, next.isNumber else {
-                    result.append(character)
-                    continue
-                }
-                var digits = ""
-                while let digit = pending, digit.isASCII, digit.isNumber {
-                    digits.append(digit)
-                    pending = iterator.next()
-                }
-                result += "$\(Int(digits)! + offset)"
+                return String(decoding: result, as: UTF8.self)
             }
-            return result
         }
     }
 }

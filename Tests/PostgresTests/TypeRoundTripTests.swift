@@ -144,4 +144,18 @@ struct TypeRoundTripTests {
             #expect(try rows[0]["n", as: Int.self] == 2)
         }
     }
+
+    @Test func renumberingLeavesQuotedTextAlone() async throws {
+        try await TestPostgres.withDatabase { client in
+            var query: PostgresQuery = """
+                SELECT count(*) AS n, min('$1 café') AS text FROM generate_series(\(1), \(10)) AS g
+                WHERE g = ANY(ARRAY[\(1), \(2), \(3), \(4), \(5), \(6), \(7), \(8)]::int[])
+                """
+            query.append(" AND g <> \(3) AND 'é$2' <> \("$1")")
+            #expect(query.sql.hasSuffix(" AND g <> $11 AND 'é$2' <> $12"))
+            let rows = try await client.query(query)
+            #expect(try rows[0]["n", as: Int.self] == 7)
+            #expect(try rows[0]["text", as: String.self] == "$1 café")
+        }
+    }
 }

@@ -28,9 +28,10 @@ public struct EventRecorder: Sendable {
         account: String,
         request: RequestInfo?
     ) -> PostgresQuery {
-        let data = EventData(object: object, previousAttributes: previousAttributes)
-        // `try!`: EventData holds only JSON, which always encodes.
-        let json = PostgresJSON(JSONWriter.string(try! JSONValueEncoder().encode(data)), type: .json)
+        // EventData's shape, built directly: the object is already JSON, so no encoder runs.
+        var data: JSONValue = ["object": object]
+        if let previousAttributes { data["previous_attributes"] = previousAttributes }
+        let json = PostgresJSON(JSONWriter.string(data), type: .json)
         return """
             INSERT INTO events (id, account_id, created, type, api_version, data, request_id, idempotency_key)
             VALUES (\(ObjectID.make(.event)), \(account), \(Clock.now), \(type),

@@ -74,6 +74,7 @@ public final class PostgresClient: Sendable, Service {
                 try await threadPool.runIfActive { () throws -> (Result, Bool) in
                     do {
                         let result = try body(connection)
+                        try connection.sendQueued()
                         return (result, connection.rollBackOpenTransaction())
                     } catch {
                         _ = connection.rollBackOpenTransaction()
@@ -95,13 +96,14 @@ public final class PostgresClient: Sendable, Service {
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    /// Statements the body queued with ``PostgresConnection/queryLater(_:)`` travel with the COMMIT.
     public func withTransaction<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) throws -> Result
     ) async throws -> Result {
         try await withConnection { connection in
             connection.beginTransaction()
             let result = try body(connection)
-            try connection.simpleQuery("COMMIT")
+            try connection.commit()
             return result
         }
     }

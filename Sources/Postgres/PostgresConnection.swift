@@ -17,6 +17,8 @@ public final class PostgresConnection: @unchecked Sendable {
     private var nextStatementNumber = 0
     /// Set by ``beginTransaction()`` until the next statement carries the `BEGIN` with it.
     private var beginPending = false
+    /// Statements queued by ``queryLater(_:)`` (prepared already), sent with the next round trip.
+    private var queued: [PipelineStep] = []
     private let cancelState: Mutex<CancelState>
 
     /// Statements prepared before `DEALLOCATE ALL` starts the cache over, so statements built
@@ -132,48 +134,62 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Runs one statement with its binds and returns its rows.
     ///
-    /// The statement is prepared on first use and reused from then on.
+    /// The statement is prepared on first use and reused from then on. A pending `BEGIN` and
+    /// statements queued by ``queryLater(_:)`` go ahead of it in the same round trip.
     @discardableResult
     public func query(_ query: PostgresQuery) throws -> PostgresRows {
-        let handle = try openHandle()
-        let key = Self.statementKey(query)
-        let name: String
-        if let prepared = preparedStatements[key] {
-            name = prepared
-        } else {
-            if preparedStatements.count >= Self.preparedStatementLimit {
-                try simpleQuery("DEALLOCATE ALL")
-                preparedStatements.removeAll()
-            }
-            nextStatementNumber += 1
-            name = "purse_\(nextStatementNumber)"
-            let types = query.binds.map { Oid($0.type.oid) }
-            let result = try running {
-                PQprepare(handle, name, query.sql, Int32(types.count), types)
-            }
-            defer { PQclear(result) }
-            try check(result)
-            preparedStatements[key] = name
-        }
-        let result = try Self.withParameters(query.binds) { values, lengths, formats in
-            try running {
-                // Cleared only once sent: a statement refused before it left keeps the BEGIN pending.
-                guard beginPending else {
-                    return PQexecPrepared(handle, name, Int32(query.binds.count), values, lengths, formats, 1)
+        let step = try prepared(query)
+        let result = try running { () -> OpaquePointer? in
+            guard beginPending || !queued.isEmpty else {
+                return Self.withParameters(step.binds) { values, lengths, formats in
+                    PQexecPrepared(step.handle, step.name, Int32(step.binds.count), values, lengths, formats, 1)
                 }
-                beginPending = false
-                return Self.beginAndExecPrepared(handle, name, Int32(query.binds.count), values, lengths, formats)
             }
+            return sendPending(then: .prepared(name: step.name, binds: step.binds))
         }
         defer { PQclear(result) }
         try check(result)
         return Self.rows(of: result)
     }
 
+    /// Queues a statement whose rows nobody reads (an event's insert, say) to be sent with the
+    /// connection's next round trip: the next ``query(_:)``, the transaction's ``commit()``, or
+    /// the pool's return of the connection. Its error, if it has one, is thrown by that call.
+    /// A value refused before sending (a NUL in text) is thrown here.
+    public func queryLater(_ query: PostgresQuery) throws {
+        let step = try prepared(query)
+        queued.append(.prepared(name: step.name, binds: step.binds))
+    }
+
+    /// Commits the transaction ``beginTransaction()`` opened, in the same round trip as any
+    /// queued statements. A transaction that sent nothing costs no round trip at all.
+    public func commit() throws {
+        guard beginPending || !queued.isEmpty || isInTransaction else { return }
+        if beginPending && queued.isEmpty {
+            beginPending = false
+            return
+        }
+        let handle = try openHandle()
+        let result = try running {
+            queued.isEmpty ? PQexec(handle, "COMMIT") : sendPending(then: .text("COMMIT"))
+        }
+        defer { PQclear(result) }
+        try check(result)
+    }
+
+    /// Sends queued statements, if any, outside a transaction block; their error is thrown here.
+    func sendQueued() throws {
+        guard !queued.isEmpty else { return }
+        let result = try running { sendPending(then: nil) }
+        defer { PQclear(result) }
+        try check(result)
+    }
+
     /// Runs SQL text without binds through the simple-query protocol. The text may hold several
     /// statements (a migration file, say). Rows are not returned.
     public func simpleQuery(_ sql: String) throws {
         let handle = try openHandle()
+        try sendQueued()
         let result = try running { () -> OpaquePointer? in
             guard beginPending else { return PQexec(handle, sql) }
             // The pending BEGIN goes first in the same text (simple-query text may hold several statements).
@@ -205,6 +221,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// reused. Returns false when the connection cannot be used any more.
     func rollBackOpenTransaction() -> Bool {
         beginPending = false  // nothing was sent: there is no block to roll back
+        queued.removeAll()
         guard isInTransaction else { return isUsable }
         guard let handle else { return false }
         let result = PQexec(handle, "ROLLBACK")
@@ -245,27 +262,76 @@ public final class PostgresConnection: @unchecked Sendable {
         return result
     }
 
-    /// `BEGIN` and a prepared statement in one round trip: both sent in pipeline mode, then one
-    /// sync. Returns BEGIN's result when it failed, else the statement's (its rows, its error,
-    /// or nil when the connection failed, which `check` reports).
-    private static func beginAndExecPrepared(
-        _ handle: OpaquePointer, _ name: String, _ count: Int32,
-        _ values: UnsafePointer<UnsafePointer<CChar>?>?, _ lengths: UnsafePointer<Int32>?, _ formats: UnsafePointer<Int32>?
-    ) -> OpaquePointer? {
+    /// One command of a pipeline: SQL text without binds, or a prepared statement.
+    private enum PipelineStep {
+        case text(String)
+        case prepared(name: String, binds: [PostgresBind])
+    }
+
+    /// Prepares `query` on first use (one round trip, once per connection) and checks its binds
+    /// can be sent.
+    private func prepared(_ query: PostgresQuery) throws -> (handle: OpaquePointer, name: String, binds: [PostgresBind]) {
+        let handle = try openHandle()
+        try Self.checkSendable(query.binds)
+        let key = Self.statementKey(query)
+        if let name = preparedStatements[key] { return (handle, name, query.binds) }
+        if preparedStatements.count >= Self.preparedStatementLimit {
+            try sendQueued()  // they name statements DEALLOCATE is about to drop
+            try simpleQuery("DEALLOCATE ALL")
+            preparedStatements.removeAll()
+        }
+        nextStatementNumber += 1
+        let name = "purse_\(nextStatementNumber)"
+        let types = query.binds.map { Oid($0.type.oid) }
+        let result = try running {
+            PQprepare(handle, name, query.sql, Int32(types.count), types)
+        }
+        defer { PQclear(result) }
+        try check(result)
+        preparedStatements[key] = name
+        return (handle, name, query.binds)
+    }
+
+    /// Sends the pending `BEGIN`, the queued statements and `last` in one round trip, and
+    /// clears what it sent. Cleared only once sent: a statement refused before it left keeps
+    /// the BEGIN pending.
+    private func sendPending(then last: PipelineStep?) -> OpaquePointer? {
+        guard let handle else { return nil }
+        var steps: [PipelineStep] = beginPending ? [.text("BEGIN")] : []
+        steps += queued
+        if let last { steps.append(last) }
+        beginPending = false
+        queued.removeAll()
+        return Self.pipeline(handle, steps)
+    }
+
+    /// Sends `steps` in pipeline mode, then one sync. Returns the first failed step's result,
+    /// else the last step's (its rows), or nil when the connection failed (`check` reports it).
+    private static func pipeline(_ handle: OpaquePointer, _ steps: [PipelineStep]) -> OpaquePointer? {
         guard PQenterPipelineMode(handle) == 1 else { return nil }
         defer { _ = PQexitPipelineMode(handle) }
-        guard PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0) == 1,
-            PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1) == 1,
-            PQpipelineSync(handle) == 1
-        else { return nil }
-        // Each statement's results end with a NULL; the sync's own result ends the pipeline. More
-        // NULLs than statements means nothing else is coming (a lost connection).
+        for step in steps {
+            let sent: Int32
+            switch step {
+            case .text(let sql):
+                sent = PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 0)
+            case .prepared(let name, let binds):
+                // libpq copies the values into its output buffer during the call.
+                sent = withParameters(binds) { values, lengths, formats in
+                    PQsendQueryPrepared(handle, name, Int32(binds.count), values, lengths, formats, 1)
+                }
+            }
+            guard sent == 1 else { return nil }
+        }
+        guard PQpipelineSync(handle) == 1 else { return nil }
+        // Each step's results end with a NULL; the sync's own result ends the pipeline. More
+        // NULLs than steps means nothing else is coming (a lost connection).
         var results: [OpaquePointer] = []
         var ends = 0
         while true {
             guard let result = PQgetResult(handle) else {
                 ends += 1
-                if ends > 2 || PQstatus(handle) != CONNECTION_OK { break }
+                if ends > steps.count || PQstatus(handle) != CONNECTION_OK { break }
                 continue
             }
             if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
@@ -274,16 +340,17 @@ public final class PostgresConnection: @unchecked Sendable {
             }
             results.append(result)
         }
-        guard results.count == 2 else {
+        guard results.count == steps.count else {
             results.forEach { PQclear($0) }
             return nil
         }
-        if PQresultStatus(results[0]) != PGRES_COMMAND_OK {
-            PQclear(results[1])
-            return results[0]
-        }
-        PQclear(results[0])
-        return results[1]
+        // After a failure the server skips the rest (PGRES_PIPELINE_ABORTED): the failure is the answer.
+        let answer = results.firstIndex { result in
+            let status = PQresultStatus(result)
+            return status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY
+        } ?? results.count - 1
+        for (index, result) in results.enumerated() where index != answer { PQclear(result) }
+        return results[answer]
     }
 
     /// Throws the error a result carries, if any.
@@ -329,6 +396,17 @@ public final class PostgresConnection: @unchecked Sendable {
         return key
     }
 
+    /// Refuses what libpq cannot send: a NUL byte in a text value (it reads text up to the NUL).
+    private static func checkSendable(_ binds: [PostgresBind]) throws {
+        for bind in binds where bind.format == .text && bind.bytes?.contains(0) == true {
+            throw PGError(
+                .server,
+                message: "invalid byte sequence for encoding \"UTF8\": 0x00",
+                sqlState: SQLState("22021")
+            )
+        }
+    }
+
     /// Lays the binds out as libpq wants them (pointers, lengths, formats) for one call.
     /// Text values get the NUL terminator libpq reads them by; all point into one buffer that
     /// lives for the duration of `body`.
@@ -336,8 +414,8 @@ public final class PostgresConnection: @unchecked Sendable {
         _ binds: [PostgresBind],
         _ body: (
             UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?
-        ) throws -> Result
-    ) throws -> Result {
+        ) -> Result
+    ) -> Result {
         var buffer: [UInt8] = []
         var offsets: [Int?] = []
         var lengths: [Int32] = []
@@ -349,27 +427,20 @@ public final class PostgresConnection: @unchecked Sendable {
                 lengths.append(0)
                 continue
             }
-            if bind.format == .text, bytes.contains(0) {
-                throw PGError(
-                    .server,
-                    message: "invalid byte sequence for encoding \"UTF8\": 0x00",
-                    sqlState: SQLState("22021")
-                )
-            }
             offsets.append(buffer.count)
             lengths.append(Int32(bytes.count))
             buffer += bytes
             if bind.format == .text { buffer.append(0) }
         }
         if buffer.isEmpty { buffer.append(0) }  // so the base address is never nil
-        return try buffer.withUnsafeBufferPointer { bytes in
+        return buffer.withUnsafeBufferPointer { bytes in
             // Pointers into `bytes`; they are used only inside this closure.
             let base = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
             let values: [UnsafePointer<CChar>?] = offsets.map { offset in offset.map { base + $0 } }
-            return try values.withUnsafeBufferPointer { valuePointers in
-                try lengths.withUnsafeBufferPointer { lengthPointers in
-                    try formats.withUnsafeBufferPointer { formatPointers in
-                        try body(valuePointers.baseAddress, lengthPointers.baseAddress, formatPointers.baseAddress)
+            return values.withUnsafeBufferPointer { valuePointers in
+                lengths.withUnsafeBufferPointer { lengthPointers in
+                    formats.withUnsafeBufferPointer { formatPointers in
+                        body(valuePointers.baseAddress, lengthPointers.baseAddress, formatPointers.baseAddress)
                     }
                 }
             }

@@ -119,6 +119,65 @@ struct ErrorAndTransactionTests {
         }
     }
 
+    /// A statement queued with `queryLater` runs before whatever the connection sends next, in
+    /// the same round trip, and its failure fails the transaction like any other statement's.
+    @Test func queuedStatementsTravelWithTheNextRoundTrip() async throws {
+        struct Refused: Error {}
+        try await TestPostgres.withDatabase(options: .init(maxConnections: 1)) { client in
+            try await client.query("CREATE TABLE items (n int PRIMARY KEY)")
+            // Seen by the next statement of the same transaction, and committed with the COMMIT.
+            let seen = try await client.withTransaction { connection in
+                try connection.queryLater("INSERT INTO items VALUES (\(1))")
+                try connection.queryLater("INSERT INTO items VALUES (\(2))")
+                let rows = try connection.query("SELECT count(*) AS n FROM items")
+                try connection.queryLater("INSERT INTO items VALUES (\(3))")
+                return try rows[0]["n", as: Int.self]
+            }
+            #expect(seen == 2)
+            // A transaction of queued statements only: BEGIN, the statements and COMMIT in one trip.
+            try await client.withTransaction { connection in
+                try connection.queryLater("INSERT INTO items VALUES (\(4))")
+            }
+            #expect(try await Self.count(client) == 4)
+            // A queued statement that fails is thrown by the COMMIT, and the whole block is undone.
+            await #expect(throws: PGError.self) {
+                try await client.withTransaction { connection in
+                    try connection.query("INSERT INTO items VALUES (\(5))")
+                    try connection.queryLater("INSERT INTO items VALUES (\(1))")  // a duplicate key
+                }
+            }
+            // ... or by the statement it went ahead of, which does not run.
+            await #expect(throws: PGError.self) {
+                try await client.withTransaction { connection in
+                    try connection.queryLater("INSERT INTO items VALUES (\(1))")
+                    try connection.query("INSERT INTO items VALUES (\(6))")
+                }
+            }
+            #expect(try await Self.count(client) == 4)
+            // A body that throws sends nothing it queued.
+            await #expect(throws: Refused.self) {
+                try await client.withTransaction { connection in
+                    try connection.queryLater("INSERT INTO items VALUES (\(7))")
+                    throw Refused()
+                }
+            }
+            // A value libpq cannot send is refused when queued, not later.
+            try await client.withTransaction { connection in
+                #expect(throws: PGError.self) { try connection.queryLater("INSERT INTO items VALUES (length(\("a\u{0}b")))") }
+            }
+            // Outside a transaction the queue is sent when the body returns.
+            try await client.withConnection { connection in
+                try connection.queryLater("INSERT INTO items VALUES (\(8))")
+            }
+            #expect(try await Self.count(client) == 5)
+            #expect(try await client.withConnection { $0.isInTransaction } == false)
+        }
+    }
+
+    private static func count(_ client: PostgresClient) async throws -> Int {
+        try await client.query("SELECT count(*) AS n FROM items")[0]["n", as: Int.self]
+    }
+
     @Test func aBodyThatLeavesATransactionOpenIsRolledBack() async throws {
         try await TestPostgres.withDatabase(options: .init(maxConnections: 1)) { client in
             try await client.query("CREATE TABLE items (n int)")

@@ -42,7 +42,9 @@ public struct EventRecorder: Sendable {
 
     /// Records an event on `connection` (inside the caller's transaction): in a statement of its
     /// own, or in one statement with `change`, the INSERT, UPDATE or DELETE the event reports
-    /// when its result is not needed (one round trip for both).
+    /// when its result is not needed. Nothing reads the statement's rows, so it is queued to
+    /// travel with the connection's next round trip (often the COMMIT); an error it meets is
+    /// thrown there, and the transaction rolls back as for any other.
     public func record(
         _ type: String,
         object: JSONValue,
@@ -56,6 +58,6 @@ public struct EventRecorder: Sendable {
         if let change { statement.append("change AS (\(change)), ") }
         let event = insert(type, object: object, previousAttributes: previousAttributes, account: account, request: request)
         statement.append("event AS (\(event)), deliveries AS (\(Self.deliveries)) SELECT 1")
-        try connection.query(statement)
+        try connection.queryLater(statement)
     }
 }

@@ -78,16 +78,17 @@ public struct CustomerService: Sendable {
         let events = self.events
         let finished = customer
         return try await pool.withTransaction { connection in
-            try connection.query(insert)
-            try connection.query("WITH event AS (\(event)), deliveries AS (\(EventRecorder.deliveries)) SELECT 1")
-            if let new = attachment.new { try connection.query(PaymentMethodStore.insert(new, account: caller.accountID)) }
+            // Nothing reads these rows: they travel with the attach's UPDATE in one round trip.
+            try connection.queryLater(insert)
+            try connection.queryLater("WITH event AS (\(event)), deliveries AS (\(EventRecorder.deliveries)) SELECT 1")
+            if let new = attachment.new { try connection.queryLater(PaymentMethodStore.insert(new, account: caller.accountID)) }
             let attached = try PaymentMethodService.attach(attachment.id, to: finished.id, caller: caller, on: connection)
             try events.record(
                 "payment_method.attached", object: try JSONValueEncoder().encode(attached.method),
                 account: caller.accountID, request: request, on: connection
             )
             if let method = finished.invoiceSettings.defaultPaymentMethod {
-                try connection.query(
+                try connection.queryLater(
                     """
                     UPDATE customers SET default_payment_method = \(method), selected_option = 'payment_method'
                     WHERE id = \(finished.id)

@@ -171,7 +171,7 @@ public struct PaymentMethodService: Sendable {
         let events = self.events
         return try await pool.withTransaction { connection in
             let owner = try CustomerService.lockActive(customer, by: caller, on: connection, param: "customer")
-            if let new = prepared.new { try connection.query(PaymentMethodStore.insert(new, account: caller.accountID)) }
+            if let new = prepared.new { try connection.queryLater(PaymentMethodStore.insert(new, account: caller.accountID)) }
             if caller.isClient, let saved = try DuplicateCards.reuse(
                 prepared.id, for: owner.id, settings: try SheetSettingsService.inForce(for: caller, on: connection),
                 caller: caller, request: request, events: events, on: connection

@@ -482,7 +482,7 @@ public struct SetupIntentService: Sendable {
         on connection: PostgresConnection
     ) throws -> StoredPaymentMethod {
         if let token = try factory.make(token: id, account: caller.accountID) {
-            try connection.query(PaymentMethodStore.insert(token, account: caller.accountID))
+            try connection.queryLater(PaymentMethodStore.insert(token, account: caller.accountID))
             return StoredPaymentMethod(model: token.model, state: .unattached, processorReference: token.processorReference, type: token.type)
         }
         let owner = Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)

@@ -23,10 +23,11 @@ public struct PaymentMethodService: Sendable {
     /// With a client credential, the sheet settings in force decide what may be saved (spec §4).
     public func create(_ params: PaymentMethodCreateParameters, by caller: Credential) async throws -> PaymentMethod {
         let new = try factory.make(params, account: caller.accountID)
+        let settingsCache = caches.sheetSettings
         let saved = try await pool.withConnection { connection -> NewPaymentMethod in
             var method = new
             if caller.isClient {
-                let settings = try SheetSettingsService.inForce(for: caller, on: connection)
+                let settings = try SheetSettingsService.inForce(for: caller, on: connection, cache: settingsCache)
                 method.model = try SheetRules.enforce(settings, on: method.model, billingParam: "billing_details", typeParam: "type")
             }
             try connection.query(PaymentMethodStore.insert(method, account: caller.accountID))
@@ -169,11 +170,12 @@ public struct PaymentMethodService: Sendable {
         case .ready(let ready): prepared = ready
         }
         let events = self.events
+        let settingsCache = caches.sheetSettings
         return try await pool.withTransaction { connection in
             let owner = try CustomerService.lockActive(customer, by: caller, on: connection, param: "customer")
             if let new = prepared.new { try connection.queryLater(PaymentMethodStore.insert(new, account: caller.accountID)) }
             if caller.isClient, let saved = try DuplicateCards.reuse(
-                prepared.id, for: owner.id, settings: try SheetSettingsService.inForce(for: caller, on: connection),
+                prepared.id, for: owner.id, settings: try SheetSettingsService.inForce(for: caller, on: connection, cache: settingsCache),
                 caller: caller, request: request, events: events, on: connection
             ) {
                 return saved

@@ -28,6 +28,11 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
 
     private let seconds: Int
     private let timeout: TimeAmount
+    /// How long the API has to write the 408 once a body timed out, before the connection is
+    /// closed regardless: the read timeout, and at least 10 s. The handler may still be waiting
+    /// for the database (authenticating a key not yet in memory) when the body fails, which on
+    /// a loaded server takes seconds; closing sooner leaves the client with no answer at all.
+    private let answerGrace: TimeAmount
     private var deadline: Scheduled<Void>?
     /// A request whose head has arrived and whose end has not.
     private var isReadingBody = false
@@ -39,6 +44,7 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
     init(seconds: Int) {
         self.seconds = seconds
         self.timeout = .seconds(Int64(seconds))
+        self.answerGrace = .seconds(Int64(max(seconds, 10)))
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -93,11 +99,11 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
         if responsesOwed <= 0, !isReadingBody { startDeadline(context) }
     }
 
-    private func startDeadline(_ context: ChannelHandlerContext) {
+    private func startDeadline(_ context: ChannelHandlerContext, in amount: TimeAmount? = nil) {
         stopDeadline()
         // The task runs on the channel's event loop, where this handler lives.
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        deadline = context.eventLoop.scheduleTask(in: timeout) {
+        deadline = context.eventLoop.scheduleTask(in: amount ?? timeout) {
             let (handler, context) = loopBound.value
             handler.deadlinePassed(context)
         }
@@ -118,6 +124,6 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
         // The handler reading the body sees the error and answers 408; give it a while to.
         closeAfterResponse = true
         context.fireErrorCaught(RequestBodyTimeout(seconds: seconds))
-        startDeadline(context)
+        startDeadline(context, in: answerGrace)
     }
 }

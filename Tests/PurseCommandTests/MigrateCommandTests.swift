@@ -9,12 +9,12 @@ struct MigrateCommandTests {
         try await TestPostgres.withEmptyDatabase { database in
         let url = database.url
 
-        let first = try CommandRun.run(PurseBinary.path, ["migrate", "--database-url", url])
+        let first = try await CommandRun.run(PurseBinary.path, ["migrate", "--database-url", url])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.contains("Applied"))
 
         // The same again, through DATABASE_URL: nothing left to do.
-        let second = try CommandRun.run(PurseBinary.path, ["migrate"], environment: ["DATABASE_URL": url])
+        let second = try await CommandRun.run(PurseBinary.path, ["migrate"], environment: ["DATABASE_URL": url])
         #expect(second.status == 0, "\(second.standardError)")
         #expect(second.standardOutput.contains("current"))
 
@@ -25,8 +25,8 @@ struct MigrateCommandTests {
         }
     }
 
-    @Test func aBadURLIsAClearErrorNotACrash() throws {
-        let run = try CommandRun.run(PurseBinary.path, ["migrate", "--database-url", "mysql://nope"])
+    @Test func aBadURLIsAClearErrorNotACrash() async throws {
+        let run = try await CommandRun.run(PurseBinary.path, ["migrate", "--database-url", "mysql://nope"])
         #expect(run.status != 0)
         #expect(run.standardError.contains("postgres://"))
     }

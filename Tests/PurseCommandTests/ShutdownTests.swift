@@ -12,7 +12,7 @@ struct ShutdownTests {
             defer { try? FileManager.default.removeItem(at: folder) }
             let environment: [String: String?] = ["DATABASE_URL": database.url, "PURSE_DATA_DIR": folder.path]
             let server = try await ServeProcess.start(in: folder, environment: environment)
-            let created = try CommandRun.run(
+            let created = try await CommandRun.run(
                 PurseBinary.path, ["accounts", "create", "--name", "Drain", "--json"],
                 environment: environment.compactMapValues { $0 }
             )

@@ -9,11 +9,21 @@ public struct CommandRun: Sendable {
 
     /// Runs `executable` with `arguments` and an environment (added to ours, a nil value removes
     /// a variable), and waits for it. Spawned with `ChildProcess`, not Foundation's `Process`,
-    /// which has crashed test runs on Linux when many tests start processes at once.
+    /// which has crashed test runs on Linux when many tests start processes at once. The wait
+    /// happens off Swift's cooperative threads (two on this machine): blocking one of them stalls
+    /// every in-process server of the test run, and timing tests fail.
     public static func run(
         _ executable: String,
         _ arguments: [String],
         environment: [String: String?] = [:]
+    ) async throws -> CommandRun {
+        try await Blocking.run { try runBlocking(executable, arguments, environment: environment) }
+    }
+
+    private static func runBlocking(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String?]
     ) throws -> CommandRun {
         var merged = ProcessInfo.processInfo.environment
         for (name, value) in environment { merged[name] = value }

@@ -152,7 +152,7 @@ struct CustomerSessionTests {
             #expect(try await device.post("/v1/elements/payment_methods/\(bobsCard)/detach", "customer_session_client_secret=\(session.clientSecret)").status == 404)
             #expect(try await device.post("/v1/elements/customers/\(bob)/set_default_payment_method", "payment_method=\(bobsCard)&customer_session_client_secret=\(session.clientSecret)").status == 404)
 
-            try await server.pool.query("UPDATE customer_sessions SET expires_at = 1 WHERE id = \(session.id)")
+            try await server.endCredential("UPDATE customer_sessions SET expires_at = 1 WHERE id = \(session.id)", account: account, customer: alice)
             let expired = try await device.get("/v1/customers/\(alice)")
             #expect(expired.status == 401)
             #expect(expired.error?["message"]?.stringValue?.hasPrefix("Expired API Key provided") == true)

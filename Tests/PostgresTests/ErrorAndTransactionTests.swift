@@ -162,7 +162,7 @@ struct ErrorAndTransactionTests {
                 }
             }
             // A value libpq cannot send is refused when queued, not later.
-            try await client.withTransaction { connection in
+            try await client.withTransaction { connection -> Void in
                 #expect(throws: PGError.self) { try connection.queryLater("INSERT INTO items VALUES (length(\("a\u{0}b")))") }
             }
             // Outside a transaction the queue is sent when the body returns.

@@ -3,17 +3,6 @@ import PurseModels
 import TestSupport
 import Testing
 
-extension TestAccount {
-    /// Creates an ephemeral key for `customer` as a merchant backend does, and returns its secret.
-    func ephemeralKey(for customer: String) async throws -> (id: String, secret: String) {
-        let call = try await secret.post("/v1/ephemeral_keys", "customer=\(customer)", headers: ["Stripe-Version": "2020-08-27"])
-        guard let id = call.json["id"]?.stringValue, let key = call.json["secret"]?.stringValue else {
-            throw TestSetupError("No ephemeral key: \(call.json)")
-        }
-        return (id, key)
-    }
-}
-
 @Suite("Ephemeral keys")
 struct EphemeralKeyTests {
     @Test func createNeedsStripeVersionAndShowsTheSecretOnce() async throws {

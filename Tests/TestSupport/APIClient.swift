@@ -58,3 +58,14 @@ extension LiveServer {
         )
     }
 }
+
+extension TestAccount {
+    /// Creates an ephemeral key for `customer` as a merchant backend does, and returns its secret.
+    public func ephemeralKey(for customer: String) async throws -> (id: String, secret: String) {
+        let call = try await secret.post("/v1/ephemeral_keys", "customer=\(customer)", headers: ["Stripe-Version": "2020-08-27"])
+        guard let id = call.json["id"]?.stringValue, let key = call.json["secret"]?.stringValue else {
+            throw TestSetupError("No ephemeral key: \(call.json)")
+        }
+        return (id, key)
+    }
+}

@@ -9,12 +9,7 @@ extension LiveServer {
     /// transaction, and the wait lasts until the probe is refused (the notifications of one
     /// commit arrive together).
     public func endCredential(_ change: PostgresQuery, account: TestAccount, customer: String) async throws {
-        let minted = try await account.secret.post(
-            "/v1/ephemeral_keys", "customer=\(customer)", headers: ["Stripe-Version": "2020-08-27"]
-        ).json
-        guard let probeID = minted["id"]?.stringValue, let probeSecret = minted["secret"]?.stringValue else {
-            throw TestSetupError("No ephemeral key: \(minted)")
-        }
+        let (probeID, probeSecret) = try await account.ephemeralKey(for: customer)
         let probe = account.client(key: probeSecret)
         guard try await probe.get("/v1/customers/\(customer)").status == 200 else {
             throw TestSetupError("The probe key was refused before the change")

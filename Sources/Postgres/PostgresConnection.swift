@@ -164,9 +164,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Commits the transaction ``beginTransaction()`` opened, in the same round trip as any
     /// queued statements. A transaction that sent nothing costs no round trip at all.
     public func commit() throws {
-        guard beginPending || !queued.isEmpty || isInTransaction else { return }
         if beginPending && queued.isEmpty {
-            beginPending = false
+            beginPending = false  // the block was never opened
             return
         }
         let handle = try openHandle()
@@ -177,7 +176,7 @@ public final class PostgresConnection: @unchecked Sendable {
         try check(result)
     }
 
-    /// Sends queued statements, if any, outside a transaction block; their error is thrown here.
+    /// Sends queued statements, if any (with a pending `BEGIN`); their error is thrown here.
     func sendQueued() throws {
         guard !queued.isEmpty else { return }
         let result = try running { sendPending(then: nil) }
@@ -276,7 +275,7 @@ public final class PostgresConnection: @unchecked Sendable {
         let key = Self.statementKey(query)
         if let name = preparedStatements[key] { return (handle, name, query.binds) }
         if preparedStatements.count >= Self.preparedStatementLimit {
-            try sendQueued()  // they name statements DEALLOCATE is about to drop
+            // simpleQuery sends the queue first: it names statements DEALLOCATE is about to drop.
             try simpleQuery("DEALLOCATE ALL")
             preparedStatements.removeAll()
         }
@@ -293,8 +292,8 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Sends the pending `BEGIN`, the queued statements and `last` in one round trip, and
-    /// clears what it sent. Cleared only once sent: a statement refused before it left keeps
-    /// the BEGIN pending.
+    /// clears them. A statement refused before sending (``checkSendable(_:)``) never gets here,
+    /// so the BEGIN stays pending for the next one.
     private func sendPending(then last: PipelineStep?) -> OpaquePointer? {
         guard let handle else { return nil }
         var steps: [PipelineStep] = beginPending ? [.text("BEGIN")] : []

@@ -174,6 +174,38 @@ struct ErrorAndTransactionTests {
         }
     }
 
+    /// The server ends the connection part-way through a pipeline (here the backend terminates
+    /// itself, as an administrator or a restart would): the rest of the pipeline's results never
+    /// come. The caller gets a connection failure, nothing of the transaction is kept, and the
+    /// pool's next caller gets a new connection.
+    @Test(arguments: [false, true])
+    func aConnectionLostMidPipelineFailsTheTransactionAndIsReplaced(atCommit: Bool) async throws {
+        try await TestPostgres.withDatabase(options: .init(maxConnections: 1)) { client in
+            try await client.query("CREATE TABLE items (n int PRIMARY KEY)")
+            let terminate: PostgresQuery = "SELECT pg_terminate_backend(pg_backend_pid())"
+            let error = await #expect(throws: PGError.self) {
+                try await client.withTransaction { connection in
+                    try connection.query("INSERT INTO items VALUES (\(1))")
+                    try connection.queryLater("INSERT INTO items VALUES (\(2))")
+                    if atCommit {
+                        // The termination travels just ahead of the COMMIT, whose answer never comes.
+                        try connection.queryLater(terminate)
+                    } else {
+                        try connection.query(terminate)
+                        try connection.query("INSERT INTO items VALUES (\(3))")
+                    }
+                }
+            }
+            #expect(error?.kind == .connectionFailed)
+            #expect(error?.isUnavailable == true)
+            #expect(try await Self.count(client) == 0)
+            try await client.withTransaction { connection in
+                try connection.queryLater("INSERT INTO items VALUES (\(4))")
+            }
+            #expect(try await Self.count(client) == 1)
+        }
+    }
+
     private static func count(_ client: PostgresClient) async throws -> Int {
         try await client.query("SELECT count(*) AS n FROM items")[0]["n", as: Int.self]
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import PurseServer
 import TestSupport
 import Testing
@@ -52,6 +53,30 @@ struct ReadTimeoutTests {
             trickle.cancel()
             #expect(response.status == 408)
             #expect(ContinuousClock.now - started < .seconds(10))
+        }
+    }
+
+    /// A body that times out while the request is still waiting for the database (its key's
+    /// lookup, held here behind a lock) cannot be answered at once. The connection still does
+    /// not stay open forever: it closes, unanswered, when the 408's grace (10 s) runs out, and
+    /// the request changes nothing.
+    @Test func aTimedOutRequestThatCannotBeAnsweredIsClosedAfterAGrace() async throws {
+        try await LiveServer.with(configuration: Self.twoSeconds) { server in
+            let account = try await server.makeAccount()
+            let locker = try await Blocking.run { try PostgresConnection(configuration: server.pool.configuration) }
+            defer { locker.close() }
+            try await Blocking.run { try locker.simpleQuery("BEGIN; LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE") }
+            let connection = try await open(server, sending: head(account.secretKey, length: 100) + "name=half")
+            let started = ContinuousClock.now
+            await #expect(throws: (any Error).self) { try await connection.response(timeout: 40) }
+            let waited = ContinuousClock.now - started
+            try await Blocking.run { try locker.simpleQuery("ROLLBACK") }
+            // The body's 2 s and then the grace's 10 s, not the 40 s this side would wait.
+            #expect(waited > .seconds(11))
+            #expect(waited < .seconds(30))
+            // The request resumes once the lock is gone; give it a moment to finish (or not).
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await account.secret.get("/v1/customers").json["data"] == [])
         }
     }
 

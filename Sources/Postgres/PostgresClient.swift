@@ -8,7 +8,9 @@ import Synchronization
 ///
 /// Work is a synchronous closure that runs on one of the pool's own threads, so a whole
 /// transaction costs one hop there and back however many statements it has, and libpq's
-/// blocking calls never touch an event loop or the cooperative thread pool.
+/// blocking calls never touch an event loop or the cooperative thread pool. A lone statement
+/// (``query(_:)``) the connection has prepared skips the hop: the caller sends it, and one
+/// thread waits for the answers of all such statements (`PostgresReactor`, Linux).
 ///
 /// Run it as a ServiceLifecycle `Service`: graceful shutdown waits for leased connections to
 /// come back and then closes everything.
@@ -41,6 +43,10 @@ public final class PostgresClient: Sendable, Service {
     public let configuration: PostgresConfiguration
     public let options: Options
     private let threadPool: NIOThreadPool
+    #if os(Linux)
+    /// Waits for the answers to lone statements; nil if the system refused it one.
+    private let reactor: PostgresReactor?
+    #endif
     private let timerLoop: any EventLoop
     private let state: Mutex<PoolState>
     private let logger: Logger
@@ -57,6 +63,9 @@ public final class PostgresClient: Sendable, Service {
         self.timerLoop = eventLoopGroup.next()
         self.state = Mutex(PoolState(maxConnections: options.maxConnections))
         self.logger = logger
+        #if os(Linux)
+        self.reactor = PostgresReactor()
+        #endif
         threadPool.start()
     }
 
@@ -68,7 +77,14 @@ public final class PostgresClient: Sendable, Service {
         _ body: @escaping @Sendable (PostgresConnection) throws -> Result
     ) async throws -> Result {
         try Task.checkCancellation()
-        let connection = try await lease()
+        return try await run(body, on: try await lease())
+    }
+
+    /// Runs `body` on a leased `connection` on one of the pool's threads, then gives it back.
+    private func run<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) throws -> Result,
+        on connection: PostgresConnection
+    ) async throws -> Result {
         do {
             let result = try await withTaskCancellationHandler {
                 try await threadPool.runIfActive { () throws -> (Result, Bool) in
@@ -109,9 +125,31 @@ public final class PostgresClient: Sendable, Service {
     }
 
     /// Runs one statement on a pooled connection.
+    ///
+    /// A statement the connection has prepared already is sent from the calling task and its
+    /// answer awaited without a thread (on Linux; see `PostgresReactor`); otherwise it runs on
+    /// one of the pool's threads like any other work.
     @discardableResult
     public func query(_ query: PostgresQuery) async throws -> PostgresRows {
-        try await withConnection { try $0.query(query) }
+        try Task.checkCancellation()
+        let connection = try await lease()
+        #if os(Linux)
+        if let reactor, connection.canSendAtOnce(query) {
+            do {
+                let rows = try await withTaskCancellationHandler {
+                    try await reactor.answer(to: query, on: connection)
+                } onCancel: {
+                    connection.cancel()
+                }
+                release(connection, reusable: true)
+                return rows
+            } catch {
+                release(connection, reusable: connection.isUsable)
+                throw error
+            }
+        }
+        #endif
+        return try await run({ try $0.query(query) }, on: connection)
     }
 
     public var statistics: Statistics {
@@ -159,6 +197,9 @@ public final class PostgresClient: Sendable, Service {
             if done { continuation.resume() }
         }
         try? await threadPool.shutdownGracefully()
+        #if os(Linux)
+        reactor?.stop()
+        #endif
     }
 
     // MARK: - Leasing

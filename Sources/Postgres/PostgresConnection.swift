@@ -3,11 +3,13 @@ import Foundation
 import Synchronization
 
 /// One libpq connection. Its calls block, so the pool runs them on its own threads, never on an
-/// event loop or the cooperative pool.
+/// event loop or the cooperative pool; the exceptions are ``send(_:)`` and ``readAnswer()``,
+/// which do not wait.
 ///
 /// `@unchecked Sendable`: the connection is used by one caller at a time, because the pool leases
-/// it to exactly one body and that body runs on one thread. The only state touched from other
-/// threads is the cancel state, which sits behind a `Mutex`.
+/// it to exactly one body and that body runs on one thread (or sends a statement, after which
+/// only `PostgresReactor`'s thread reads the answer, handed over under its lock). The only
+/// state touched from other threads meanwhile is the cancel state, which sits behind a `Mutex`.
 public final class PostgresConnection: @unchecked Sendable {
     /// A number for log lines, unique within the process.
     public let id: Int
@@ -19,6 +21,10 @@ public final class PostgresConnection: @unchecked Sendable {
     private var beginPending = false
     /// Statements queued by ``queryLater(_:)`` (prepared already), sent with the next round trip.
     private var queued: [PipelineStep] = []
+    /// Set from ``send(_:)`` until ``readAnswer()`` has the whole answer.
+    private var isAwaitingAnswer = false
+    /// The first result of the statement ``send(_:)`` sent, kept until its answer is complete.
+    private var pendingAnswer: OpaquePointer?
     private let cancelState: Mutex<CancelState>
 
     /// Statements prepared before `DEALLOCATE ALL` starts the cache over, so statements built
@@ -72,15 +78,18 @@ public final class PostgresConnection: @unchecked Sendable {
             if let cancelHandle = state.cancelHandle { PQfreeCancel(cancelHandle.pointer) }
             state.cancelHandle = nil
         }
+        if let pendingAnswer { PQclear(pendingAnswer) }
+        pendingAnswer = nil
         if let handle { PQfinish(handle) }
         handle = nil
     }
 
-    /// Whether the connection can take a statement: open and not broken. Pooled connections never
+    /// Whether the connection can take a statement: open, not broken and not waiting for an
+    /// answer (see ``send(_:)``). Pooled connections never
     /// LISTEN, so a server that sent anything to an idle connection is saying goodbye (a restart
     /// or an administrator's termination); checking for that costs one `poll` and no round trip.
     public var isUsable: Bool {
-        guard let handle, PQstatus(handle) == CONNECTION_OK, !isInTransaction else { return false }
+        guard let handle, PQstatus(handle) == CONNECTION_OK, !isInTransaction, !isAwaitingAnswer else { return false }
         var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
         return poll(&descriptor, 1, 0) == 0
     }
@@ -150,6 +159,72 @@ public final class PostgresConnection: @unchecked Sendable {
         defer { PQclear(result) }
         try check(result)
         return Self.rows(of: result)
+    }
+
+    // MARK: - Waiting without a thread (PostgresReactor)
+
+    /// The socket to wait on for an answer to ``send(_:)``.
+    var socket: Int32 {
+        handle.map { PQsocket($0) } ?? -1
+    }
+
+    /// Whether `query` can be sent by ``send(_:)``: prepared on this connection already, and
+    /// nothing pending (a `BEGIN`, queued statements) that would have to go with it.
+    func canSendAtOnce(_ query: PostgresQuery) -> Bool {
+        handle != nil && !beginPending && queued.isEmpty && preparedStatements[Self.statementKey(query)] != nil
+    }
+
+    /// Sends a statement ``canSendAtOnce(_:)`` allowed, without waiting for its answer: the
+    /// caller waits for ``socket`` to be readable and calls ``readAnswer()``. Writing a
+    /// statement to the socket does not block in practice: nothing else is in flight on it.
+    func send(_ query: PostgresQuery) throws {
+        let handle = try openHandle()
+        try Self.checkSendable(query.binds)
+        guard let name = preparedStatements[Self.statementKey(query)] else {
+            preconditionFailure("send(_:) needs a statement canSendAtOnce(_:) allowed")
+        }
+        try startRunning()
+        let sent = Self.withParameters(query.binds) { values, lengths, formats in
+            PQsendQueryPrepared(handle, name, Int32(query.binds.count), values, lengths, formats, 1)
+        }
+        guard sent == 1 else {
+            _ = try finishRunning(nil)
+            throw PGError(.connectionFailed, message: Self.errorMessage(of: handle))
+        }
+        isAwaitingAnswer = true
+    }
+
+    /// Reads what has arrived for the statement ``send(_:)`` sent. Returns nil while its
+    /// answer is incomplete (wait for the socket again), else its rows or its error.
+    func readAnswer() -> Result<PostgresRows, any Error>? {
+        guard let handle else {
+            return .failure(PGError(.connectionFailed, message: "The connection is closed"))
+        }
+        guard PQconsumeInput(handle) == 1 else { return finishAnswer(nil) }
+        while PQisBusy(handle) == 0 {
+            guard let result = PQgetResult(handle) else {
+                // The statement is finished; its first result is the answer.
+                let answer = pendingAnswer
+                pendingAnswer = nil
+                return finishAnswer(answer)
+            }
+            if pendingAnswer == nil { pendingAnswer = result } else { PQclear(result) }
+        }
+        return nil
+    }
+
+    private func finishAnswer(_ answer: OpaquePointer?) -> Result<PostgresRows, any Error> {
+        isAwaitingAnswer = false
+        if answer == nil, let pending = pendingAnswer {
+            PQclear(pending)
+            pendingAnswer = nil
+        }
+        return Result {
+            let result = try finishRunning(answer)
+            defer { PQclear(result) }
+            try check(result)
+            return Self.rows(of: result)
+        }
     }
 
     /// Queues a statement whose rows nobody reads (an event's insert, say) to be sent with the
@@ -241,15 +316,26 @@ public final class PostgresConnection: @unchecked Sendable {
         return handle
     }
 
-    /// Marks a statement as running for `cancelRunningQuery`, and turns a server-side cancel we
-    /// asked for into `CancellationError`.
+    /// Marks a statement as running for `cancel()`, and turns a server-side cancel we asked for
+    /// into `CancellationError`.
     private func running(_ body: () -> OpaquePointer?) throws -> OpaquePointer? {
+        try startRunning()
+        return try finishRunning(body())
+    }
+
+    /// Marks a statement as running, so `cancel()` cancels it on the server; throws if the
+    /// caller was cancelled already.
+    private func startRunning() throws {
         let cancelledBefore = cancelState.withLock { state in
             state.isRunning = !state.isCancelled
             return state.isCancelled
         }
         if cancelledBefore { throw CancellationError() }
-        let result = body()
+    }
+
+    /// Ends what ``startRunning()`` began: a server-side cancel we asked for becomes
+    /// `CancellationError`; any other result is returned for ``check(_:)``.
+    private func finishRunning(_ result: OpaquePointer?) throws -> OpaquePointer? {
         let cancelled = cancelState.withLock { state in
             state.isRunning = false
             return state.isCancelled

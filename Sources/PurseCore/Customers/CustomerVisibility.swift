@@ -4,12 +4,14 @@ import Postgres
 /// and for a customer's credential is that very customer.
 enum CustomerVisibility {
     static func isVisible(_ customer: String, by caller: Credential, on connection: PostgresConnection) throws -> Bool {
-        !(try connection.query(
-            "SELECT 1 FROM customers WHERE id = \(customer) AND \(CustomerService.scope(caller)) AND NOT deleted"
-        ).isEmpty)
+        !(try connection.query(query(customer, by: caller)).isEmpty)
     }
 
     static func isVisible(_ customer: String, by caller: Credential, pool: PostgresClient) async throws -> Bool {
-        try await pool.withConnection { try isVisible(customer, by: caller, on: $0) }
+        !(try await pool.query(query(customer, by: caller)).isEmpty)
+    }
+
+    private static func query(_ customer: String, by caller: Credential) -> PostgresQuery {
+        "SELECT 1 FROM customers WHERE id = \(customer) AND \(CustomerService.scope(caller)) AND NOT deleted"
     }
 }

@@ -45,14 +45,33 @@ public struct KeysetList: Sendable {
                 newestFirst = false
             }
         }
-        query.append(
-            newestFirst
-                ? " ORDER BY created DESC, seq DESC LIMIT \(pagination.limit + 1)"
-                : " ORDER BY created ASC, seq ASC LIMIT \(pagination.limit + 1)"
-        )
-        let rows = try connection.query(query)
+        let rows = try connection.query(Self.ordered(query, newestFirst: newestFirst, limit: pagination.limit))
         var elements = try rows.prefix(pagination.limit).map(decode)
         if !newestFirst { elements.reverse() }
         return Page(data: elements, hasMore: rows.count > pagination.limit)
+    }
+
+    /// The first page (no cursor) of the rows matching `filter`: one statement, run through the
+    /// pool, which answers a statement it has prepared without holding a thread.
+    public func firstPage<Element>(
+        pool: PostgresClient,
+        where filter: PostgresQuery,
+        limit: Int,
+        decode: (PostgresRow) throws -> Element
+    ) async throws -> Page<Element> {
+        let query: PostgresQuery = "SELECT \(unsafeSQL: columns) FROM \(unsafeSQL: table) WHERE \(filter)"
+        let rows = try await pool.query(Self.ordered(query, newestFirst: true, limit: limit))
+        return Page(data: try rows.prefix(limit).map(decode), hasMore: rows.count > limit)
+    }
+
+    /// `query` in list order, with one row more than a page, which tells whether there are more.
+    private static func ordered(_ query: PostgresQuery, newestFirst: Bool, limit: Int) -> PostgresQuery {
+        var query = query
+        query.append(
+            newestFirst
+                ? " ORDER BY created DESC, seq DESC LIMIT \(limit + 1)"
+                : " ORDER BY created ASC, seq ASC LIMIT \(limit + 1)"
+        )
+        return query
     }
 }

@@ -67,27 +67,32 @@ public struct PaymentMethodService: Sendable {
             """
         if let type = params.type { filter.append(" AND type = \(type.rawValue)") }
         if let redisplay = params.allowRedisplay { filter.append(" AND allow_redisplay = \(redisplay.rawValue)") }
-        let requested = filter
-        let settingsCache = caches.sheetSettings
+        if caller.isClient {
+            // What a client lists is filtered by the sheet settings in force; the secret key sees all.
+            let settings = try await SheetSettingsService.inForce(
+                for: caller, named: nil, pool: pool, cache: caches.sheetSettings
+            )
+            filter.append(" AND \(settings.savedPaymentMethodFilter.condition(now: Clock.now))")
+        }
+        let condition = filter
+        guard pagination.cursor != nil else {
+            // The usual call, a first page, is one statement.
+            let page = try await PaymentMethodStore.list.firstPage(
+                pool: pool, where: condition, limit: pagination.limit, decode: PaymentMethodStore.rendered
+            )
+            if page.data.isEmpty, !(try await CustomerVisibility.isVisible(customer, by: caller, pool: pool)) {
+                throw PurseError.noSuch("customer", customer, param: customerParam)
+            }
+            return page
+        }
         return try await pool.withConnection { connection in
-            var condition = requested
-            if caller.isClient {
-                // What a client lists is filtered by the sheet settings in force; the secret key sees all.
-                let settings = try SheetSettingsService.inForce(for: caller, on: connection, cache: settingsCache)
-                condition.append(" AND \(settings.savedPaymentMethodFilter.condition(now: Clock.now))")
-            }
-            func requireVisibleCustomer() throws {
-                guard try CustomerVisibility.isVisible(customer, by: caller, on: connection) else {
-                    throw PurseError.noSuch("customer", customer, param: customerParam)
-                }
-            }
             // An unknown customer is named before an unknown cursor.
-            if pagination.cursor != nil { try requireVisibleCustomer() }
-            let page = try PaymentMethodStore.list.page(
+            guard try CustomerVisibility.isVisible(customer, by: caller, on: connection) else {
+                throw PurseError.noSuch("customer", customer, param: customerParam)
+            }
+            return try PaymentMethodStore.list.page(
                 on: connection, where: condition, pagination: pagination, decode: PaymentMethodStore.rendered
             )
-            if page.data.isEmpty && pagination.cursor == nil { try requireVisibleCustomer() }
-            return page
         }
     }
 

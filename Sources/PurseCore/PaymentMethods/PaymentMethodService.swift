@@ -23,21 +23,19 @@ public struct PaymentMethodService: Sendable {
     /// With a client credential, the sheet settings in force decide what may be saved (spec §4).
     public func create(_ params: PaymentMethodCreateParameters, by caller: Credential) async throws -> PaymentMethod {
         let new = try factory.make(params, account: caller.accountID)
-        let settingsCache = caches.sheetSettings
-        let saved = try await pool.withConnection { connection -> NewPaymentMethod in
-            var method = new
-            if caller.isClient {
-                let settings = try SheetSettingsService.inForce(for: caller, on: connection, cache: settingsCache)
-                method.model = try SheetRules.enforce(settings, on: method.model, billingParam: "billing_details", typeParam: "type")
-            }
-            try connection.query(PaymentMethodStore.insert(method, account: caller.accountID))
-            return method
+        var method = new
+        if caller.isClient {
+            let settings = try await SheetSettingsService.inForce(
+                for: caller, named: nil, pool: pool, cache: caches.sheetSettings
+            )
+            method.model = try SheetRules.enforce(settings, on: method.model, billingParam: "billing_details", typeParam: "type")
         }
-        return saved.model
+        try await pool.query(PaymentMethodStore.insert(method, account: caller.accountID))
+        return method.model
     }
 
     public func retrieve(_ id: String, by caller: Credential) async throws -> PaymentMethod {
-        let found = try await pool.withConnection { try PaymentMethodStore.find(id, by: caller, on: $0) }
+        let found = try await PaymentMethodStore.find(id, by: caller, pool: pool)
         guard let found else { throw PurseError.noSuch("PaymentMethod", id, param: "id") }
         return found.model
     }
@@ -102,26 +100,24 @@ public struct PaymentMethodService: Sendable {
         customer: String, allowRedisplay: [String], settings: CustomerSheetSettings, by caller: Credential
     ) async throws -> (methods: [PaymentMethod], defaultMethod: String?) {
         let filter = settings.savedPaymentMethodFilter.condition(now: Clock.now)
-        return try await pool.withConnection { connection in
-            // One statement: a row per method (or one row without a method) for a live customer,
-            // none for a missing one.
-            let rows = try connection.query(
-                """
-                SELECT c.default_payment_method, m.* FROM customers c
-                LEFT JOIN LATERAL (
-                    SELECT \(unsafeSQL: PaymentMethodStore.columns), seq FROM payment_methods
-                    WHERE account_id = \(caller.accountID) AND customer_id = c.id AND state = 'attached'
-                      AND allow_redisplay = ANY(\(PostgresTextArray(allowRedisplay))) AND \(filter)
-                    ORDER BY created DESC, seq DESC LIMIT 100
-                ) m ON true
-                WHERE c.id = \(customer) AND c.account_id = \(caller.accountID) AND NOT c.deleted
-                ORDER BY m.created DESC, m.seq DESC
-                """
-            )
-            guard let first = rows.first else { throw PurseError.noSuch("customer", customer, param: "customer") }
-            let methods = try rows.filter { try $0["id", as: String?.self] != nil }.map(PaymentMethodStore.paymentMethod)
-            return (methods, try first["default_payment_method"])
-        }
+        // One statement: a row per method (or one row without a method) for a live customer,
+        // none for a missing one.
+        let rows = try await pool.query(
+            """
+            SELECT c.default_payment_method, m.* FROM customers c
+            LEFT JOIN LATERAL (
+                SELECT \(unsafeSQL: PaymentMethodStore.columns), seq FROM payment_methods
+                WHERE account_id = \(caller.accountID) AND customer_id = c.id AND state = 'attached'
+                  AND allow_redisplay = ANY(\(PostgresTextArray(allowRedisplay))) AND \(filter)
+                ORDER BY created DESC, seq DESC LIMIT 100
+            ) m ON true
+            WHERE c.id = \(customer) AND c.account_id = \(caller.accountID) AND NOT c.deleted
+            ORDER BY m.created DESC, m.seq DESC
+            """
+        )
+        guard let first = rows.first else { throw PurseError.noSuch("customer", customer, param: "customer") }
+        let methods = try rows.filter { try $0["id", as: String?.self] != nil }.map(PaymentMethodStore.paymentMethod)
+        return (methods, try first["default_payment_method"])
     }
 
     public func update(
@@ -327,7 +323,7 @@ public struct PaymentMethodService: Sendable {
         } else {
             // A customer's credential may attach any unattached method of its account to itself.
             let owner = Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
-            guard let found = try await pool.withConnection({ try PaymentMethodStore.find(id, by: owner, on: $0) }) else {
+            guard let found = try await PaymentMethodStore.find(id, by: owner, pool: pool) else {
                 throw PurseError.noSuch("PaymentMethod", id, param: param)
             }
             if found.state == .attached, found.model.customer == customer { return .alreadyAttached(found.model) }

@@ -42,9 +42,19 @@ enum PaymentMethodStore {
     static func find(
         _ id: String, by caller: Credential, lock: Bool = false, on connection: PostgresConnection
     ) throws -> StoredPaymentMethod? {
-        var query: PostgresQuery = "SELECT \(unsafeSQL: columns) FROM payment_methods WHERE id = \(id) AND \(scope(caller))"
+        var query = findQuery(id, by: caller)
         if lock { query.append(" FOR UPDATE") }
         return try connection.query(query).first.map(stored)
+    }
+
+    /// ``find(_:by:lock:on:)`` outside a transaction: a lone statement, which the pool answers
+    /// without one of its threads.
+    static func find(_ id: String, by caller: Credential, pool: PostgresClient) async throws -> StoredPaymentMethod? {
+        try await pool.query(findQuery(id, by: caller)).first.map(stored)
+    }
+
+    private static func findQuery(_ id: String, by caller: Credential) -> PostgresQuery {
+        "SELECT \(unsafeSQL: columns) FROM payment_methods WHERE id = \(id) AND \(scope(caller))"
     }
 
     /// Payment methods a caller may see: its account's, or for a customer's credential only that

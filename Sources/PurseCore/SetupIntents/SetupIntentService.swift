@@ -85,7 +85,7 @@ public struct SetupIntentService: Sendable {
     }
 
     public func retrieve(_ id: String, clientSecret: String?, by caller: Credential) async throws -> SetupIntent {
-        let stored = try await pool.withConnection { try SetupIntentStore.find(id, account: caller.accountID, on: $0) }
+        let stored = try await SetupIntentStore.find(id, account: caller.accountID, pool: pool)
         guard let stored else { throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true) }
         try checkClientSecret(clientSecret, of: id, caller: caller)
         return Self.render(stored, secrets, publicURL)
@@ -195,7 +195,7 @@ public struct SetupIntentService: Sendable {
     ) async throws -> SetupIntent {
         try checkClientSecret(params.clientSecret, of: id, caller: caller)
         let returnURL = try Self.checkedReturnURL(params.returnURL)
-        let stored = try await pool.withConnection { try SetupIntentStore.find(id, account: caller.accountID, on: $0) }
+        let stored = try await SetupIntentStore.find(id, account: caller.accountID, pool: pool)
         guard let stored else { throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true) }
         try Self.requireOpen(stored, action: "confirm", caller: caller, secrets: secrets, publicURL: publicURL)
 

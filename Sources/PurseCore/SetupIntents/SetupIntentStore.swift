@@ -23,10 +23,21 @@ enum SetupIntentStore {
     static let list = KeysetList(table: "setup_intents", columns: columns, noun: "setup intent")
 
     static func find(_ id: String, account: String?, lock: Bool = false, on connection: PostgresConnection) throws -> StoredSetupIntent? {
-        var query: PostgresQuery = "SELECT \(unsafeSQL: columns) FROM setup_intents WHERE id = \(id)"
-        if let account { query.append(" AND account_id = \(account)") }
+        var query = findQuery(id, account: account)
         if lock { query.append(" FOR UPDATE") }
         return try connection.query(query).first.map(stored)
+    }
+
+    /// ``find(_:account:lock:on:)`` outside a transaction: a lone statement, which the pool
+    /// answers without one of its threads.
+    static func find(_ id: String, account: String, pool: PostgresClient) async throws -> StoredSetupIntent? {
+        try await pool.query(findQuery(id, account: account)).first.map(stored)
+    }
+
+    private static func findQuery(_ id: String, account: String?) -> PostgresQuery {
+        var query: PostgresQuery = "SELECT \(unsafeSQL: columns) FROM setup_intents WHERE id = \(id)"
+        if let account { query.append(" AND account_id = \(account)") }
+        return query
     }
 
     /// Runs an INSERT or UPDATE of the intent and reads it as it became (`RETURNING`), rather

@@ -134,10 +134,10 @@ public final class PostgresClient: Sendable, Service {
         try Task.checkCancellation()
         let connection = try await lease()
         #if os(Linux)
-        if let reactor, connection.canSendAtOnce(query) {
+        if let reactor, let name = connection.readyStatement(for: query) {
             do {
                 let rows = try await withTaskCancellationHandler {
-                    try await reactor.answer(to: query, on: connection)
+                    try await reactor.answer(to: query, named: name, on: connection)
                 } onCancel: {
                     connection.cancel()
                 }

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// One libpq connection. Its calls block, so the pool runs them on its own threads, never on an
-/// event loop or the cooperative pool; the exceptions are ``send(_:)`` and ``readAnswer()``,
+/// event loop or the cooperative pool; the exceptions are ``send(_:named:)`` and ``readAnswer()``,
 /// which do not wait.
 ///
 /// `@unchecked Sendable`: the connection is used by one caller at a time, because the pool leases
@@ -14,16 +14,16 @@ public final class PostgresConnection: @unchecked Sendable {
     /// A number for log lines, unique within the process.
     public let id: Int
     private var handle: OpaquePointer?
-    /// Prepared statements on this connection: statement key (SQL plus parameter types) → name.
-    private var preparedStatements: [String: String] = [:]
+    /// Prepared statements on this connection, by SQL and parameter types.
+    private var preparedStatements: [StatementKey: String] = [:]
     private var nextStatementNumber = 0
     /// Set by ``beginTransaction()`` until the next statement carries the `BEGIN` with it.
     private var beginPending = false
     /// Statements queued by ``queryLater(_:)`` (prepared already), sent with the next round trip.
     private var queued: [PipelineStep] = []
-    /// Set from ``send(_:)`` until ``readAnswer()`` has the whole answer.
+    /// Set from ``send(_:named:)`` until ``readAnswer()`` has the whole answer.
     private var isAwaitingAnswer = false
-    /// The first result of the statement ``send(_:)`` sent, kept until its answer is complete.
+    /// The first result of the statement ``send(_:named:)`` sent, kept until its answer is complete.
     private var pendingAnswer: OpaquePointer?
     private let cancelState: Mutex<CancelState>
 
@@ -85,7 +85,7 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Whether the connection can take a statement: open, not broken and not waiting for an
-    /// answer (see ``send(_:)``). Pooled connections never
+    /// answer (see ``send(_:named:)``). Pooled connections never
     /// LISTEN, so a server that sent anything to an idle connection is saying goodbye (a restart
     /// or an administrator's termination); checking for that costs one `poll` and no round trip.
     public var isUsable: Bool {
@@ -163,26 +163,26 @@ public final class PostgresConnection: @unchecked Sendable {
 
     // MARK: - Waiting without a thread (PostgresReactor)
 
-    /// The socket to wait on for an answer to ``send(_:)``.
+    /// The socket to wait on for an answer to ``send(_:named:)``.
     var socket: Int32 {
         handle.map { PQsocket($0) } ?? -1
     }
 
-    /// Whether `query` can be sent by ``send(_:)``: prepared on this connection already, and
-    /// nothing pending (a `BEGIN`, queued statements) that would have to go with it.
-    func canSendAtOnce(_ query: PostgresQuery) -> Bool {
-        handle != nil && !beginPending && queued.isEmpty && preparedStatements[Self.statementKey(query)] != nil
+    /// The name of `query`'s prepared statement when ``send(_:named:)`` can send it now:
+    /// prepared on this connection already, and nothing pending (a `BEGIN`, queued statements)
+    /// that would have to go with it.
+    func readyStatement(for query: PostgresQuery) -> String? {
+        guard handle != nil, !beginPending, queued.isEmpty else { return nil }
+        return preparedStatements[StatementKey(query)]
     }
 
-    /// Sends a statement ``canSendAtOnce(_:)`` allowed, without waiting for its answer: the
-    /// caller waits for ``socket`` to be readable and calls ``readAnswer()``. Writing a
-    /// statement to the socket does not block in practice: nothing else is in flight on it.
-    func send(_ query: PostgresQuery) throws {
+    /// Sends `query` as the statement ``readyStatement(for:)`` named, without waiting for its
+    /// answer: the caller waits for ``socket`` to be readable and calls ``readAnswer()``.
+    /// Writing a statement to the socket does not block in practice: nothing else is in flight
+    /// on it.
+    func send(_ query: PostgresQuery, named name: String) throws {
         let handle = try openHandle()
         try Self.checkSendable(query.binds)
-        guard let name = preparedStatements[Self.statementKey(query)] else {
-            preconditionFailure("send(_:) needs a statement canSendAtOnce(_:) allowed")
-        }
         try startRunning()
         let sent = Self.withParameters(query.binds) { values, lengths, formats in
             PQsendQueryPrepared(handle, name, Int32(query.binds.count), values, lengths, formats, 1)
@@ -194,7 +194,7 @@ public final class PostgresConnection: @unchecked Sendable {
         isAwaitingAnswer = true
     }
 
-    /// Reads what has arrived for the statement ``send(_:)`` sent. Returns nil while its
+    /// Reads what has arrived for the statement ``send(_:named:)`` sent. Returns nil while its
     /// answer is incomplete (wait for the socket again), else its rows or its error.
     func readAnswer() -> Result<PostgresRows, any Error>? {
         guard let handle else {
@@ -358,7 +358,7 @@ public final class PostgresConnection: @unchecked Sendable {
     private func prepared(_ query: PostgresQuery) throws -> (handle: OpaquePointer, name: String, binds: [PostgresBind]) {
         let handle = try openHandle()
         try Self.checkSendable(query.binds)
-        let key = Self.statementKey(query)
+        let key = StatementKey(query)
         if let name = preparedStatements[key] { return (handle, name, query.binds) }
         if preparedStatements.count >= Self.preparedStatementLimit {
             // simpleQuery sends the queue first: it names statements DEALLOCATE is about to drop.
@@ -475,10 +475,15 @@ public final class PostgresConnection: @unchecked Sendable {
         return String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private static func statementKey(_ query: PostgresQuery) -> String {
-        var key = query.sql
-        for bind in query.binds { key += ":\(bind.type.oid)" }
-        return key
+    /// What identifies a prepared statement: its SQL and its parameters' types.
+    private struct StatementKey: Hashable {
+        let sql: String
+        let types: [UInt32]
+
+        init(_ query: PostgresQuery) {
+            sql = query.sql
+            types = query.binds.map(\.type.oid)
+        }
     }
 
     /// Refuses what libpq cannot send: a NUL byte in a text value (it reads text up to the NUL).

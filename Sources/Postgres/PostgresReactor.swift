@@ -44,12 +44,12 @@ final class PostgresReactor: Sendable {
         Thread { [self] in run() }.start()
     }
 
-    /// Sends `query` on `connection` (which must allow ``PostgresConnection/canSendAtOnce(_:)``)
-    /// and returns its rows once they have arrived.
-    func answer(to query: PostgresQuery, on connection: PostgresConnection) async throws -> PostgresRows {
+    /// Sends `query` on `connection` as the prepared statement `name`
+    /// (``PostgresConnection/readyStatement(for:)``) and returns its rows once they have arrived.
+    func answer(to query: PostgresQuery, named name: String, on connection: PostgresConnection) async throws -> PostgresRows {
         try await withCheckedThrowingContinuation { continuation in
             do {
-                try connection.send(query)
+                try connection.send(query, named: name)
             } catch {
                 continuation.resume(throwing: error)
                 return

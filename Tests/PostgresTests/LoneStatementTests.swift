@@ -13,7 +13,7 @@ struct LoneStatementTests {
     /// would now send it at once.
     private func prepare(_ query: PostgresQuery, on client: PostgresClient) async throws {
         try await client.query(query)
-        #expect(try await client.withConnection { $0.canSendAtOnce(query) })
+        #expect(try await client.withConnection { $0.readyStatement(for: query) } != nil)
     }
 
     @Test func rowsAndErrorsComeBackAndTheConnectionIsReused() async throws {

@@ -28,11 +28,13 @@ public struct CustomerService: Sendable {
 
     static let list = KeysetList(table: "customers", columns: columns, noun: "customer")
 
+    /// Creates a customer; returns it as Stripe shows it, the same value its `customer.created`
+    /// event carries (encoded once for both).
     public func create(
         _ params: CustomerCreateParameters,
         by caller: Credential,
         request: RequestInfo
-    ) async throws -> Customer {
+    ) async throws -> JSONValue {
         var customer = Customer(
             id: ObjectID.make(.customer),
             created: Clock.now,
@@ -73,11 +75,11 @@ public struct CustomerService: Sendable {
             try await pool.query(
                 "WITH inserted AS (\(insert)), event AS (\(event)), deliveries AS (\(EventRecorder.deliveries)) SELECT 1"
             )
-            return customer
+            return created
         }
         let events = self.events
         let finished = customer
-        return try await pool.withTransaction { connection in
+        try await pool.withTransaction { connection in
             // Nothing reads these rows: they travel with the attach's UPDATE in one round trip.
             try connection.queryLater(insert)
             try connection.queryLater("WITH event AS (\(event)), deliveries AS (\(EventRecorder.deliveries)) SELECT 1")
@@ -95,8 +97,8 @@ public struct CustomerService: Sendable {
                     """
                 )
             }
-            return finished
         }
+        return created
     }
 
     public func retrieve(_ id: String, by caller: Credential) async throws -> Lookup {

@@ -6,7 +6,7 @@ import Testing
 /// `PostgresClient.query` answers a statement its connection has prepared without one of the
 /// pool's threads: the caller sends it and `PostgresReactor` waits for the answer. Each test
 /// runs a statement once to prepare it, checks the next run takes that path, and then holds
-/// the path to what the thread path promises.
+/// the path to what the thread path promises. Cancellation is in PoolTests, for both paths.
 @Suite("Lone statements answered without a thread")
 struct LoneStatementTests {
     /// Runs `query` once (preparing it on the pool's one connection) and checks the connection
@@ -55,21 +55,6 @@ struct LoneStatementTests {
     /// `n`, after a pause of 0–2 ms, so answers come back in a different order than asked.
     private static func numbered(_ n: Int) -> PostgresQuery {
         "SELECT \(n)::int8 AS n, pg_sleep(\(n % 3) / 1000.0)"
-    }
-
-    @Test func cancellingTheTaskCancelsTheStatement() async throws {
-        try await TestPostgres.withDatabase(options: .init(maxConnections: 1)) { client in
-            try await prepare("SELECT pg_sleep(\(0))", on: client)
-            let started = ContinuousClock.now
-            let task = Task { try await client.query("SELECT pg_sleep(\(30))") }
-            try await Task.sleep(for: .milliseconds(300))
-            task.cancel()
-            await #expect(throws: CancellationError.self) { try await task.value }
-            #expect(ContinuousClock.now - started < .seconds(5))
-            let rows = try await client.query("SELECT 2 AS two")
-            #expect(try rows[0]["two", as: Int32.self] == 2)
-            #expect(client.statistics.open == 1)
-        }
     }
 
     /// The server ends the connection while the caller waits: a connection failure, and the

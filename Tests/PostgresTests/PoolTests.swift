@@ -62,10 +62,18 @@ struct PoolTests {
         }
     }
 
-    @Test func cancellingTheTaskCancelsTheRunningQuery() async throws {
+    /// Both ways a statement runs: its first run on a pool thread, and once prepared without one
+    /// (see LoneStatementTests).
+    @Test(arguments: [false, true])
+    func cancellingTheTaskCancelsTheRunningQuery(preparedBefore: Bool) async throws {
         try await TestPostgres.withDatabase(options: .init(maxConnections: 1)) { client in
+            let sleep: @Sendable (Int) -> PostgresQuery = { seconds in "SELECT pg_sleep(\(seconds))" }
+            if preparedBefore {
+                try await client.query(sleep(0))
+                #expect(try await client.withConnection { $0.readyStatement(for: sleep(30)) } != nil)
+            }
             let started = ContinuousClock.now
-            let task = Task { try await client.withConnection { try $0.query("SELECT pg_sleep(30)") } }
+            let task = Task { try await client.query(sleep(30)) }
             try await Task.sleep(for: .milliseconds(300))
             task.cancel()
             await #expect(throws: CancellationError.self) { try await task.value }

@@ -33,6 +33,22 @@ struct LoneStatementTests {
         }
     }
 
+    /// An answer larger than the socket's buffers arrives over several wake-ups; a large value
+    /// goes out in the one send.
+    @Test func largeValuesGoAndComeBackWhole() async throws {
+        try await TestPostgres.withDatabase(options: .init(maxConnections: 1)) { client in
+            let query: @Sendable (String, Int) -> PostgresQuery = { text, times in
+                "SELECT repeat(\(text), \(times)::int) AS v"
+            }
+            try await prepare(query("", 0), on: client)
+            let text = String(repeating: "äbc", count: 300_000)  // 2.4 MB as UTF-8
+            let rows = try await client.query(query(text, 3))
+            let value = try rows[0]["v", as: String.self]
+            #expect(value.utf8.count == text.utf8.count * 3)
+            #expect(value == text + text + text)
+        }
+    }
+
     /// Many callers over a few connections: each gets its own answer, however the answers of
     /// different connections interleave on the waiting thread.
     @Test func concurrentCallersEachGetTheirOwnAnswer() async throws {

@@ -21,8 +21,6 @@ public final class PostgresConnection: @unchecked Sendable {
     private var beginPending = false
     /// Statements queued by ``queryLater(_:)`` (prepared already), sent with the next round trip.
     private var queued: [PipelineStep] = []
-    /// Set from ``send(_:named:)`` until ``readAnswer()`` has the whole answer.
-    private var isAwaitingAnswer = false
     /// The first result of the statement ``send(_:named:)`` sent, kept until its answer is complete.
     private var pendingAnswer: OpaquePointer?
     private let cancelState: Mutex<CancelState>
@@ -84,12 +82,13 @@ public final class PostgresConnection: @unchecked Sendable {
         handle = nil
     }
 
-    /// Whether the connection can take a statement: open, not broken and not waiting for an
-    /// answer (see ``send(_:named:)``). Pooled connections never
+    /// Whether the connection can take a statement: open, not broken, outside a transaction block
+    /// and with no statement in progress (a lone statement's unread answer, ``send(_:named:)``,
+    /// counts as one in libpq's transaction status). Pooled connections never
     /// LISTEN, so a server that sent anything to an idle connection is saying goodbye (a restart
     /// or an administrator's termination); checking for that costs one `poll` and no round trip.
     public var isUsable: Bool {
-        guard let handle, PQstatus(handle) == CONNECTION_OK, !isInTransaction, !isAwaitingAnswer else { return false }
+        guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE else { return false }
         var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
         return poll(&descriptor, 1, 0) == 0
     }
@@ -191,7 +190,6 @@ public final class PostgresConnection: @unchecked Sendable {
             _ = try finishRunning(nil)
             throw PGError(.connectionFailed, message: Self.errorMessage(of: handle))
         }
-        isAwaitingAnswer = true
     }
 
     /// Reads what has arrived for the statement ``send(_:named:)`` sent. Returns nil while its
@@ -214,7 +212,6 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     private func finishAnswer(_ answer: OpaquePointer?) -> Result<PostgresRows, any Error> {
-        isAwaitingAnswer = false
         if answer == nil, let pending = pendingAnswer {
             PQclear(pending)
             pendingAnswer = nil

@@ -23,7 +23,7 @@ public struct KeysetList: Sendable {
         pagination: Pagination,
         decode: (PostgresRow) throws -> Element
     ) throws -> Page<Element> {
-        var query: PostgresQuery = "SELECT \(unsafeSQL: columns) FROM \(unsafeSQL: table) WHERE \(filter)"
+        var query = select(where: filter)
         var newestFirst = true
         if let cursor = pagination.cursor {
             let (id, param) = switch cursor {
@@ -59,9 +59,12 @@ public struct KeysetList: Sendable {
         limit: Int,
         decode: (PostgresRow) throws -> Element
     ) async throws -> Page<Element> {
-        let query: PostgresQuery = "SELECT \(unsafeSQL: columns) FROM \(unsafeSQL: table) WHERE \(filter)"
-        let rows = try await pool.query(Self.ordered(query, newestFirst: true, limit: limit))
+        let rows = try await pool.query(Self.ordered(select(where: filter), newestFirst: true, limit: limit))
         return Page(data: try rows.prefix(limit).map(decode), hasMore: rows.count > limit)
+    }
+
+    private func select(where filter: PostgresQuery) -> PostgresQuery {
+        "SELECT \(unsafeSQL: columns) FROM \(unsafeSQL: table) WHERE \(filter)"
     }
 
     /// `query` in list order, with one row more than a page, which tells whether there are more.

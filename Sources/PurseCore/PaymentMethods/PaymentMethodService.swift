@@ -22,8 +22,7 @@ public struct PaymentMethodService: Sendable {
     /// Checks and stores a new, unattached payment method. Nothing of the number is kept.
     /// With a client credential, the sheet settings in force decide what may be saved (spec §4).
     public func create(_ params: PaymentMethodCreateParameters, by caller: Credential) async throws -> PaymentMethod {
-        let new = try factory.make(params, account: caller.accountID)
-        var method = new
+        var method = try factory.make(params, account: caller.accountID)
         if caller.isClient {
             let settings = try await SheetSettingsService.inForce(
                 for: caller, named: nil, pool: pool, cache: caches.sheetSettings

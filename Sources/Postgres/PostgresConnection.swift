@@ -422,15 +422,19 @@ public final class PostgresConnection: @unchecked Sendable {
             }
             results.append(result)
         }
-        guard results.count == steps.count else {
+        // Results past the steps' are errors of a connection lost after every step answered (a
+        // shutdown between the COMMIT and the sync's answer, say): the steps still ran, and the
+        // COMMIT's success must not be reported as a failure. An error that came in place of a
+        // step's answer is among the first results, so it is the answer.
+        guard results.count >= steps.count else {
             results.forEach { PQclear($0) }
             return nil
         }
         // After a failure the server skips the rest (PGRES_PIPELINE_ABORTED): the failure is the answer.
-        let answer = results.firstIndex { result in
+        let answer = results.prefix(steps.count).firstIndex { result in
             let status = PQresultStatus(result)
             return status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY
-        } ?? results.count - 1
+        } ?? steps.count - 1
         for (index, result) in results.enumerated() where index != answer { PQclear(result) }
         return results[answer]
     }

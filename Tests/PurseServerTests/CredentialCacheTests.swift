@@ -107,6 +107,30 @@ struct CredentialCacheTests {
         }
     }
 
+    /// Deleting settings unbinds the keys that named them (the foreign key), which changes the
+    /// cached credentials too: the deleting server's next request already sees the default.
+    @Test func deletedSettingsUnbindCachedKeysAtOnce() async throws {
+        try await LiveServer.with { server in
+            try await Self.waitForTheChangeFeed(server)
+            let account = try await server.makeAccount()
+            let customer = try #require(try await account.secret.post("/v1/customers").json["id"]?.stringValue)
+            let settings = try #require(
+                try await account.secret.post("/v1/customer_sheet_settings", "name=Cards&payment_method_types[]=card").json["id"]?.stringValue
+            )
+            let key = try await account.secret.post(
+                "/v1/ephemeral_keys", "customer=\(customer)&customer_sheet_settings=\(settings)", headers: ["Stripe-Version": "2020-08-27"]
+            )
+            let device = account.client(key: try #require(key.json["secret"]?.stringValue))
+            #expect(try await device.get("/v1/customer_sheet_settings/current").json["id"]?.stringValue == settings)
+            // Unannounced: only this server's own forgetting can make the key see the default.
+            try await server.pool.query("ALTER TABLE ephemeral_keys DISABLE TRIGGER ephemeral_keys_changed")
+            #expect(try await account.secret.delete("/v1/customer_sheet_settings/\(settings)").status == 200)
+            let current = try await device.get("/v1/customer_sheet_settings/current")
+            try await server.pool.query("ALTER TABLE ephemeral_keys ENABLE TRIGGER ephemeral_keys_changed")
+            #expect(current.json["is_default"] == true, "\(current.json)")
+        }
+    }
+
     /// The settings a list applies are cached too: a change through the API applies to the next
     /// request, one made in SQL as soon as its NOTIFY arrives.
     @Test func sheetSettingsChangesReachTheCachedSettings() async throws {

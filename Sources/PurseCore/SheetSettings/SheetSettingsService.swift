@@ -66,7 +66,12 @@ public struct SheetSettingsService: Sendable {
 
     /// Deletes settings other than the default; what named them falls back to the default.
     public func delete(_ id: String, by caller: Credential) async throws -> DeletedObject {
-        defer { caches.invalidate(topic: ChangeCaches.sheetSettingsTopic) }
+        // The foreign key unbinds the keys and sessions that named them, so cached credentials
+        // change too: this server forgets both at once, the others on NOTIFY.
+        defer {
+            caches.invalidate(topic: ChangeCaches.sheetSettingsTopic)
+            caches.invalidate(topic: ChangeCaches.credentialsTopic)
+        }
         return try await pool.withTransaction { connection in
             let settings = try Self.find(id, account: caller.accountID, lock: .update, on: connection)
             guard !settings.isDefault else {

@@ -131,6 +131,62 @@ struct CredentialCacheTests {
         }
     }
 
+    /// The elements session finds a customer session by its client secret in memory after the
+    /// first call; revoking it, deleting its customer or its settings takes effect at once here,
+    /// and a change made in SQL as soon as its NOTIFY arrives.
+    @Test func customerSessionsAreCachedAndForgottenAtOnce() async throws {
+        try await LiveServer.with { server in
+            try await Self.waitForTheChangeFeed(server)
+            let account = try await server.makeAccount()
+            let customer = try #require(try await account.secret.post("/v1/customers").json["id"]?.stringValue)
+            let elements = { (clientSecret: String) in
+                try await account.publishable.get(
+                    "/v1/elements/sessions",
+                    query: "type=deferred_intent&deferred_intent[mode]=setup&customer_session_client_secret=\(clientSecret)"
+                )
+            }
+
+            // Revoked behind the server's back, unannounced: only a cached copy still answers.
+            // The API's revocation leaves `revoked_at` as it is, so it announces nothing either:
+            // only the revoking server's own forgetting can refuse the secret next.
+            let session = try await account.customerSession(for: customer)
+            try await server.pool.query("ALTER TABLE customer_sessions DISABLE TRIGGER customer_sessions_changed")
+            try await server.pool.query("UPDATE customer_sessions SET revoked_at = now() WHERE id = \(session.id)")
+            let servedFromMemory = try await elements(session.clientSecret)
+            _ = try await account.secret.delete("/v1/customer_sessions/\(session.id)")
+            let afterRevocation = try await elements(session.clientSecret)
+            try await server.pool.query("ALTER TABLE customer_sessions ENABLE TRIGGER customer_sessions_changed")
+            #expect(servedFromMemory.status == 200)
+            #expect(afterRevocation.error?["code"] == "resource_missing")
+
+            // Settings deleted: the session falls back to the default at once.
+            let settings = try #require(
+                try await account.secret.post("/v1/customer_sheet_settings", "name=Cards&payment_method_types[]=card").json["id"]?.stringValue
+            )
+            let bound = try #require(
+                try await account.secret.post(
+                    "/v1/customer_sessions", "customer=\(customer)&components[customer_sheet][enabled]=true&customer_sheet_settings=\(settings)"
+                ).json["client_secret"]?.stringValue
+            )
+            #expect(try await elements(bound).json["customer_sheet_settings"]?["id"]?.stringValue == settings)
+            try await server.pool.query("ALTER TABLE customer_sessions DISABLE TRIGGER customer_sessions_changed")
+            _ = try await account.secret.delete("/v1/customer_sheet_settings/\(settings)")
+            let unbound = try await elements(bound)
+            try await server.pool.query("ALTER TABLE customer_sessions ENABLE TRIGGER customer_sessions_changed")
+            #expect(unbound.json["customer_sheet_settings"]?["is_default"] == true, "\(unbound.json)")
+
+            // Changed in SQL: refused once PostgreSQL's NOTIFY arrives.
+            let other = try await account.customerSession(for: customer)
+            try await server.pool.query("UPDATE customer_sessions SET expires_at = 1 WHERE id = \(other.id)")
+            try await Self.eventually { try await elements(other.clientSecret).error?["code"] == "customer_session_expired" }
+
+            // The customer deleted.
+            #expect(try await elements(bound).status == 200)
+            _ = try await account.secret.delete("/v1/customers/\(customer)")
+            #expect(try await elements(bound).error?["code"] == "resource_missing")
+        }
+    }
+
     /// The settings a list applies are cached too: a change through the API applies to the next
     /// request, one made in SQL as soon as its NOTIFY arrives.
     @Test func sheetSettingsChangesReachTheCachedSettings() async throws {

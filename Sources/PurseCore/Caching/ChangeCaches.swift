@@ -11,6 +11,11 @@ public final class ChangeCaches: Sendable {
     /// Credentials by the SHA-256 of the key presented.
     public let credentials = ChangeCache<[UInt8], CachedCredential>(topic: credentialsTopic)
 
+    /// Live customer sessions by account and client secret, for the elements session. Emptied
+    /// with the credentials: the same triggers announce a revoked, expired or changed session and
+    /// a deleted customer.
+    let customerSessions = ChangeCache<CustomerSessionService.SecretKey, CustomerSession>(topic: credentialsTopic)
+
     public static let sheetSettingsTopic = "sheet_settings"
 
     /// Sheet settings by ``SheetSettingsService/cacheKey(account:id:)`` (the id, or `default`).
@@ -29,7 +34,7 @@ public final class ChangeCaches: Sendable {
         for cache in all { cache.setServing(serving) }
     }
 
-    private var all: [any InvalidatableCache] { [credentials, sheetSettings] }
+    private var all: [any InvalidatableCache] { [credentials, customerSessions, sheetSettings] }
 }
 
 /// What ``ChangeCaches`` needs of each cache, whatever it holds.

@@ -4,13 +4,22 @@ import Crypto
 /// derived from the master key for each purpose, so only the holder of the master key can
 /// produce or check them.
 public struct DerivedSecrets: Sendable {
-    private let masterKey: MasterKey
+    private let setupIntentKey: SymmetricKey
+    private let authenticationPageKey: SymmetricKey
+    private let customerSessionKey: SymmetricKey
+    private let webhookSigningKey: SymmetricKey
 
-    public init(masterKey: MasterKey) { self.masterKey = masterKey }
+    /// Derives each purpose's key once: an elements session hands out a session's key on every call.
+    public init(masterKey: MasterKey) {
+        setupIntentKey = masterKey.derivedKey(for: "setup-intent-client-secret")
+        authenticationPageKey = masterKey.derivedKey(for: "authentication-page")
+        customerSessionKey = masterKey.derivedKey(for: "customer-session-api-key")
+        webhookSigningKey = masterKey.derivedKey(for: "webhook-signing-secret")
+    }
 
     /// `seti_<id>_secret_<random>`: no `_` inside either part, as the mobile SDKs check.
     public func setupIntentClientSecret(_ id: String) -> String {
-        "\(id)_secret_\(token(for: "setup-intent-client-secret", id))"
+        "\(id)_secret_\(token(setupIntentKey, id))"
     }
 
     /// Whether `candidate` is the client secret of setup intent `id`, compared in constant time.
@@ -20,7 +29,7 @@ public struct DerivedSecrets: Sendable {
 
     /// The token in the URL of a setup intent's authentication page; a new one per attempt.
     public func authenticationToken(setupIntent id: String, attempt: Int) -> String {
-        token(for: "authentication-page", "\(id)|\(attempt)")
+        token(authenticationPageKey, "\(id)|\(attempt)")
     }
 
     public func isAuthenticationToken(_ candidate: String, setupIntent id: String, attempt: Int) -> Bool {
@@ -29,18 +38,17 @@ public struct DerivedSecrets: Sendable {
 
     /// The ephemeral key a customer session hands out: the same on every call, never stored.
     public func customerSessionAPIKey(_ sessionID: String) -> String {
-        "ek_test_" + token(for: "customer-session-api-key", sessionID, length: 48)
+        "ek_test_" + token(customerSessionKey, sessionID, length: 48)
     }
 
     /// A webhook endpoint's signing secret.
     public func webhookSigningSecret(_ endpointID: String) -> String {
-        "whsec_" + token(for: "webhook-signing-secret", endpointID, length: 32)
+        "whsec_" + token(webhookSigningKey, endpointID, length: 32)
     }
 
     /// `length` base62 characters of HMAC output: one 32-byte MAC carries 42 full characters, so
     /// longer tokens chain further MACs over a counter.
-    private func token(for purpose: String, _ material: String, length: Int = 24) -> String {
-        let key = masterKey.derivedKey(for: purpose)
+    private func token(_ key: SymmetricKey, _ material: String, length: Int = 24) -> String {
         var bytes: [UInt8] = []
         var block = 0
         while bytes.count * 8 < length * 6 {  // 62 < 2^6, so 6 bits per character are plenty

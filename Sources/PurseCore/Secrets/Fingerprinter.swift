@@ -35,16 +35,26 @@ enum Base62 {
         precondition(Double(bytes.count * 8) >= Double(length) * 5.954, "too few bytes for \(length) base62 characters")
         var digits = Array(bytes)
         var characters: [UInt8] = []
+        characters.reserveCapacity(length)
         while characters.count < length {
-            // Divide the big-endian number by 62, keeping the remainder as the next character.
-            var remainder = 0
+            // Divide the big-endian number by 62^9 (the largest power for which remainder * 256
+            // still fits in 64 bits), then write the remainder as the next nine characters, least
+            // significant first: the same characters as dividing by 62 nine times.
+            var remainder: UInt64 = 0
             for index in digits.indices {
-                let value = remainder * 256 + Int(digits[index])
-                digits[index] = UInt8(value / 62)
-                remainder = value % 62
+                let value = remainder << 8 | UInt64(digits[index])
+                digits[index] = UInt8(truncatingIfNeeded: value / chunk)
+                remainder = value % chunk
             }
-            characters.append(ObjectID.alphabet[remainder])
+            for _ in 0..<min(charactersPerChunk, length - characters.count) {
+                characters.append(ObjectID.alphabet[Int(remainder % 62)])
+                remainder /= 62
+            }
         }
         return String(decoding: characters, as: UTF8.self)
     }
+
+    private static let charactersPerChunk = 9
+    /// 62^9, a literal so the division compiles to a multiplication.
+    private static let chunk: UInt64 = 13_537_086_546_263_552
 }

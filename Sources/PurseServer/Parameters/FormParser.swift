@@ -22,9 +22,9 @@ public enum FormParser {
             guard pairs <= maximumPairs else {
                 throw PurseError(.invalidRequest, message: "Too many parameters: at most \(maximumPairs) are accepted.")
             }
-            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            let key = try decodeComponent(parts[0], what: "parameter name")
-            let value = parts.count > 1 ? try decodeComponent(parts[1], what: "value of \(key)") : ""
+            let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
+            let key = try decodeComponent(pair[..<equals], what: "parameter name")
+            let value = equals < pair.endIndex ? try decodeComponent(pair[pair.index(after: equals)...], what: "value of \(key)") : ""
             // A value without a name (`=x`) is no parameter the API knows, as in a JSON body (`{"": "x"}`).
             guard !key.isEmpty else {
                 throw PurseError(.invalidRequest, message: "A parameter has no name (a pair of the form =value).")
@@ -36,22 +36,24 @@ public enum FormParser {
 
     // MARK: - Keys
 
-    /// `a[b][]` → `["a", "b", ""]`.
+    /// `a[b][]` → `["a", "b", ""]`. Brackets are found in the key's bytes, as Rack does.
     static func segments(of key: String) throws -> [String] {
-        guard let open = key.firstIndex(of: "[") else {
-            guard !key.contains("]") else { throw malformed(key) }
+        let bytes = key.utf8
+        let (open, close) = (UInt8(ascii: "["), UInt8(ascii: "]"))
+        guard let first = bytes.firstIndex(of: open) else {
+            guard !bytes.contains(close) else { throw malformed(key) }
             return [key]
         }
-        let name = String(key[..<open])
-        guard !name.isEmpty else { throw malformed(key) }
+        guard first > bytes.startIndex else { throw malformed(key) }
+        let name = String(key[..<first])
         var segments = [name]
-        var rest = key[open...]
-        while !rest.isEmpty {
-            guard rest.first == "[", let close = rest.firstIndex(of: "]") else { throw malformed(key) }
-            let segment = rest[rest.index(after: rest.startIndex)..<close]
-            guard !segment.contains("[") else { throw malformed(key) }
-            segments.append(String(segment))
-            rest = rest[rest.index(after: close)...]
+        var rest = bytes[first...]
+        while let next = rest.first {
+            guard next == open, let end = rest.firstIndex(of: close) else { throw malformed(key) }
+            let segment = rest[rest.index(after: rest.startIndex)..<end]
+            guard !segment.contains(open) else { throw malformed(key) }
+            segments.append(String(key[segment.startIndex..<segment.endIndex]))
+            rest = rest[rest.index(after: end)...]
         }
         guard segments.count <= maximumDepth else {
             throw PurseError.invalidParameter(
@@ -68,7 +70,8 @@ public enum FormParser {
     // MARK: - Values
 
     /// Percent-decodes a component (`+` is a space) and checks it is valid UTF-8 without NULs.
-    static func decodeComponent(_ bytes: some Collection<UInt8>, what: String) throws -> String {
+    /// `what` names the component in an error; built only then.
+    static func decodeComponent(_ bytes: some Collection<UInt8>, what: @autoclosure () -> String) throws -> String {
         var decoded: [UInt8] = []
         decoded.reserveCapacity(bytes.count)
         var iterator = bytes.makeIterator()
@@ -78,20 +81,20 @@ public enum FormParser {
                 decoded.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
                 guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                    throw PurseError(.invalidRequest, message: "Malformed percent-encoding in the \(what).")
+                    throw PurseError(.invalidRequest, message: "Malformed percent-encoding in the \(what()).")
                 }
                 decoded.append(high << 4 | low)
             default:
                 decoded.append(byte)
             }
         }
-        guard UTF8Validation.isValid(decoded) else {
-            throw PurseError(.invalidRequest, message: "The \(what) is not valid UTF-8.")
+        guard let text = String(validating: decoded, as: UTF8.self) else {
+            throw PurseError(.invalidRequest, message: "The \(what()) is not valid UTF-8.")
         }
         guard !decoded.contains(0) else {
-            throw PurseError(.invalidRequest, message: "The \(what) contains a NUL character.")
+            throw PurseError(.invalidRequest, message: "The \(what()) contains a NUL character.")
         }
-        return String(decoding: decoded, as: UTF8.self)
+        return text
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
@@ -146,7 +149,6 @@ public enum FormParser {
         var node = root
         for (depth, segment) in path.enumerated() {
             let isLast = depth == path.count - 1
-            let param = ParameterPath.bracketed(Array(path.prefix(depth + 1)))
             if segment.isEmpty {
                 // `a[]`: append, or for `a[][k]` extend the last hash unless it already has `k`.
                 var elements: [Node]
@@ -202,7 +204,7 @@ public enum FormParser {
             if isLast {
                 switch child.content {
                 case .empty, .scalar: child.content = .scalar(value)  // a repeated key: the last wins
-                default: throw conflict(param)
+                default: throw conflict(ParameterPath.bracketed(Array(path.prefix(depth + 1))))
                 }
                 return
             }

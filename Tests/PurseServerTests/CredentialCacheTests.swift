@@ -180,10 +180,67 @@ struct CredentialCacheTests {
             try await server.pool.query("UPDATE customer_sessions SET expires_at = 1 WHERE id = \(other.id)")
             try await Self.eventually { try await elements(other.clientSecret).error?["code"] == "customer_session_expired" }
 
-            // The customer deleted.
+            // The customer deleted, unannounced: only this server's own forgetting refuses it.
             #expect(try await elements(bound).status == 200)
+            try await server.pool.query("ALTER TABLE customers DISABLE TRIGGER customers_deleted")
+            try await server.pool.query("ALTER TABLE customer_sessions DISABLE TRIGGER customer_sessions_changed")
             _ = try await account.secret.delete("/v1/customers/\(customer)")
-            #expect(try await elements(bound).error?["code"] == "resource_missing")
+            let afterDeletion = try await elements(bound)
+            try await server.pool.query("ALTER TABLE customers ENABLE TRIGGER customers_deleted")
+            try await server.pool.query("ALTER TABLE customer_sessions ENABLE TRIGGER customer_sessions_changed")
+            #expect(afterDeletion.error?["code"] == "resource_missing")
+        }
+    }
+
+    @Test func aCachedSessionExpiresInMemoryToo() async throws {
+        var configuration = ServerConfiguration(port: 0, logLevel: .warning)
+        configuration.customerSessionLifetime = 3
+        try await LiveServer.with(configuration: configuration) { server in
+            try await Self.waitForTheChangeFeed(server)
+            let account = try await server.makeAccount()
+            let customer = try #require(try await account.secret.post("/v1/customers").json["id"]?.stringValue)
+            let created = try await account.secret.post("/v1/customer_sessions", "customer=\(customer)&components[customer_sheet][enabled]=true")
+            let clientSecret = try #require(created.json["client_secret"]?.stringValue)
+            let expires = try #require(created.json["expires_at"]?.intValue)
+            let query = "type=deferred_intent&deferred_intent[mode]=setup&customer_session_client_secret=\(clientSecret)"
+            #expect(try await account.publishable.get("/v1/elements/sessions", query: query).status == 200)
+            // Whole seconds, so one more is allowed.
+            try await Task.sleep(for: .seconds(max(0, Double(expires + 1) - Date().timeIntervalSince1970)))
+            let expired = try await account.publishable.get("/v1/elements/sessions", query: query)
+            #expect(expired.error?["code"] == "customer_session_expired")
+        }
+    }
+
+    /// Any change to a key's or a session's row is announced (migration 0014), not only a
+    /// revocation: the caches find rows by their hashes, so an operator replacing one must not
+    /// leave the old key working.
+    @Test func anyChangeToAKeyOrSessionRowIsAnnounced() async throws {
+        try await LiveServer.with { server in
+            try await Self.waitForTheChangeFeed(server)
+            let account = try await server.makeAccount()
+            let customer = try #require(try await account.secret.post("/v1/customers").json["id"]?.stringValue)
+            let key = try await account.ephemeralKey(for: customer)
+            let device = account.client(key: key.secret)
+            let session = try await account.customerSession(for: customer)
+            let elements = {
+                try await account.publishable.get(
+                    "/v1/elements/sessions",
+                    query: "type=deferred_intent&deferred_intent[mode]=setup&customer_session_client_secret=\(session.clientSecret)"
+                )
+            }
+            #expect(try await device.get("/v1/customers/\(customer)").status == 200)
+            #expect(try await elements().status == 200)
+
+            try await server.pool.query("UPDATE ephemeral_keys SET secret_hash = sha256('replaced'::bytea) WHERE id = \(key.id)")
+            try await Self.eventually { try await device.get("/v1/customers/\(customer)").status == 401 }
+            try await server.pool.query(
+                "UPDATE customer_sessions SET client_secret_hash = sha256('replaced'::bytea) WHERE id = \(session.id)"
+            )
+            try await Self.eventually { try await elements().error?["code"] == "resource_missing" }
+            try await server.pool.query(
+                "UPDATE api_keys SET secret_hash = sha256(secret_hash) WHERE account_id = \(account.id) AND kind = 'secret'"
+            )
+            try await Self.eventually { try await account.secret.get("/v1/customers").status == 401 }
         }
     }
 

@@ -1,11 +1,11 @@
 import Synchronization
 
-/// An in-memory copy of rows that rarely change (credentials, sheet settings), emptied the
-/// moment PostgreSQL reports a change to them, so a revocation takes effect at once on every
-/// server.
+/// An in-memory copy of rows that rarely change (credentials, customer sessions, sheet
+/// settings), emptied when PostgreSQL reports a change to them, so a revocation takes effect on
+/// every server as its notification arrives.
 ///
-/// PostgreSQL triggers `NOTIFY purse_changes, '<topic>'` in the changing transaction (migration
-/// 0011); each server's ``ChangeFeed`` listens and calls ``invalidate()``, and stops the cache
+/// PostgreSQL triggers `NOTIFY purse_changes, '<topic>'` in the changing transaction (migrations
+/// 0012 and 0014); each server's ``ChangeFeed`` listens and calls ``invalidate()``, and stops the cache
 /// serving (``setServing(_:)``) while it is not listening, since it could miss a change then.
 /// A value read from the database is stored only if no change arrived since the read began
 /// (``ticket()``), so a read that raced a revocation cannot put the revoked value back.
@@ -54,6 +54,11 @@ public final class ChangeCache<Key: Hashable & Sendable, Value: Sendable>: Senda
             state.generation &+= 1
             state.entries.removeAll()
         }
+    }
+
+    /// Whether values are served (the change feed is listening).
+    public var isServing: Bool {
+        state.withLock { $0.serving }
     }
 
     /// Starts or stops serving; either way the cache starts over empty.

@@ -1,7 +1,7 @@
 public import PurseModels
 
 /// The server's in-memory caches of rows PostgreSQL announces changes to, by topic (the payload
-/// of `NOTIFY purse_changes`, migration 0012).
+/// of `NOTIFY purse_changes`, migrations 0012 and 0014).
 public final class ChangeCaches: Sendable {
     /// The NOTIFY channel.
     public static let channel = "purse_changes"
@@ -12,8 +12,8 @@ public final class ChangeCaches: Sendable {
     public let credentials = ChangeCache<[UInt8], CachedCredential>(topic: credentialsTopic)
 
     /// Live customer sessions by account and client secret, for the elements session. Emptied
-    /// with the credentials: the same triggers announce a revoked, expired or changed session and
-    /// a deleted customer.
+    /// with the credentials: the same triggers announce any change to a session's row and a
+    /// deleted customer.
     let customerSessions = ChangeCache<CustomerSessionService.SecretKey, CustomerSession>(topic: credentialsTopic)
 
     public static let sheetSettingsTopic = "sheet_settings"
@@ -28,6 +28,10 @@ public final class ChangeCaches: Sendable {
         let named = all.filter { $0.topic == topic }
         for cache in named.isEmpty ? all : named { cache.invalidate() }
     }
+
+    /// Whether the caches serve from memory: the change feed is listening. They start and stop
+    /// together, so the credentials' answer is everyone's.
+    public var isServing: Bool { credentials.isServing }
 
     /// Starts or stops serving from memory (stopped while changes could be missed).
     public func setServing(_ serving: Bool) {

@@ -72,8 +72,8 @@ public struct CustomerSessionService: Sendable {
     ///
     /// Sessions found are kept in memory (``ChangeCaches/customerSessions``), so a sheet opened
     /// again costs the elements session one statement fewer; a revocation, a deleted customer or
-    /// a changed session empties that cache as the credentials' does. Unknown and revoked
-    /// secrets are never cached, and the expiry is checked at every use.
+    /// a changed session empties that cache as the credentials' does. Unknown, revoked and
+    /// expired sessions are never cached, and the expiry is checked at every use.
     public func resolve(clientSecret: String, account: String) async throws -> (session: CustomerSession, apiKey: String) {
         let key = SecretKey(account: account, hash: SecretHash.sha256(clientSecret))
         let session: CustomerSession
@@ -116,7 +116,7 @@ public struct CustomerSessionService: Sendable {
             )
         }
         let session = try Self.session(row)
-        caches.customerSessions.store(session, for: key, ticket: ticket)
+        if session.expiresAt > Clock.now { caches.customerSessions.store(session, for: key, ticket: ticket) }
         return session
     }
 

@@ -122,6 +122,21 @@ struct MetricsTests {
         }
     }
 
+    /// Whether the caches serve from memory, so an operator sees a lost change feed.
+    @Test func theChangeFeedIsReported() async throws {
+        try await LiveServer.with { server in
+            try await CredentialCacheTests.waitForTheChangeFeed(server)
+            #expect(try await Self.scrape(server).value("purse_change_feed_listening") == 1)
+            #expect(try await Self.scrape(server).types["purse_change_feed_listening"] == "gauge")
+            try await server.pool.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'purse-change-feed' AND datname = current_database()"
+            )
+            try await CredentialCacheTests.eventually { try await Self.scrape(server).value("purse_change_feed_listening") == 0 }
+            // It connects again a second later.
+            try await CredentialCacheTests.eventually { try await Self.scrape(server).value("purse_change_feed_listening") == 1 }
+        }
+    }
+
     static func scrape(_ server: LiveServer) async throws -> Exposition {
         let call = try await HTTPCall.send("GET", server.baseURL.appendingPathComponent("metrics"))
         try #require(call.status == 200)

@@ -61,7 +61,7 @@ public struct PurseApplication {
             pool: background, masterKey: masterKey, retrySchedule: configuration.webhooks.retrySchedule,
             giveUpAfter: configuration.webhooks.giveUpAfter, attemptTimeout: configuration.webhooks.timeout
         )
-        api.raw(.get, "/metrics", MetricsController(registry: metrics, pool: pool, deliveries: deliveryStore).metrics)
+        api.raw(.get, "/metrics", MetricsController(registry: metrics, pool: pool, deliveries: deliveryStore, caches: caches).metrics)
         OpenAPIController.register(on: api)
         CustomersController(customers: customers).register(on: api)
         let selection = SelectedOptionService(pool: pool)

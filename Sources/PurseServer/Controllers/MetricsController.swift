@@ -14,11 +14,17 @@ struct MetricsController {
     let registry: PrometheusRegistry
     let pool: PostgresClient
     let deliveries: WebhookDeliveryStore
+    let caches: ChangeCaches
 
     @Sendable func metrics(_: Request, _ context: PurseRequestContext) async -> Response {
         var text = PrometheusText()
         registry.render(into: &text)
         Self.write(pool.statistics, maxConnections: pool.options.maxConnections, into: &text)
+        text.family(
+            "purse_change_feed_listening", .gauge,
+            help: "1 while this server hears of changes (LISTEN) and serves keys, sessions and settings from memory; 0 while it reads them from PostgreSQL."
+        )
+        text.sample("purse_change_feed_listening", caches.isServing ? 1 : 0)
         do {
             Self.write(try await deliveries.backlog(), into: &text)
         } catch {

@@ -187,6 +187,11 @@ struct FormParserEncodingTests {
         #expect(try parse("mid[b]=3&mid[a]=4")["mid"] == hash(["b": text("3"), "a": text("4")]))
     }
 
+    /// Brackets are bytes, as Rack reads them: a combining mark after one does not hide it.
+    @Test func bracketsAreFoundBesideCombiningMarks() throws {
+        #expect(try parse("a[%CC%81]=1")["a"] == hash(["\u{301}": text("1")]))
+    }
+
     @Test func nestingUpToTheLimitIsAccepted() throws {
         let key = "a" + String(repeating: "[b]", count: FormParser.maximumDepth - 1)
         var expected = text("deep")
@@ -222,6 +227,7 @@ struct FormParserMalformedInputTests {
         ("a[=1", "a["),
         ("[]=1", "[]"),
         ("a%5Bb=1", "a[b"),
+        ("a]%CC%81=1", "a]\u{301}"),
     ])
     func unbalancedBracketsNameTheParameter(body: String, param: String) {
         #expect(refusal(of: body)?.param == param)

@@ -1,8 +1,9 @@
 import Foundation
+import Hummingbird
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Hummingbird
 
 /// Calls Purse with the secret key, as any merchant backend calls Stripe: form bodies, Bearer
 /// auth. It runs on the server only; apps never see the key.

@@ -1,8 +1,9 @@
 import Foundation
+import PurseClient
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import PurseClient
 
 /// The app's own backend (`purse-example-backend`), signed in with the app's token. It is the
 /// only place a credential for Purse comes from: the app never holds Purse's secret key.

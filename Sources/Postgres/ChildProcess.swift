@@ -57,9 +57,10 @@ public enum ChildProcess {
         defer { envp?.forEach { free($0) } }
         var pid: pid_t = 0
         // The C strings live until after the call; without our own environment the child gets `environ`.
-        let spawned = envp.map { envp in
-            envp.withUnsafeBufferPointer { spawn(&pid, executable, &actions, argv, $0.baseAddress!) }
-        } ?? spawn(&pid, executable, &actions, argv, environ)
+        let spawned =
+            envp.map { envp in
+                envp.withUnsafeBufferPointer { spawn(&pid, executable, &actions, argv, $0.baseAddress!) }
+            } ?? spawn(&pid, executable, &actions, argv, environ)
         guard spawned == 0 else { throw SpawnError(code: spawned) }
         return pid
     }

@@ -44,8 +44,9 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
     public var isUnavailable: Bool {
         switch kind {
         case .connectionFailed, .poolTimeout, .poolClosed: return true
-        case .server: return sqlState?.isConnectionClass == true || sqlState == .cannotConnectNow
-            || sqlState == .adminShutdown
+        case .server:
+            return sqlState?.isConnectionClass == true || sqlState == .cannotConnectNow
+                || sqlState == .adminShutdown
         case .invalidConfiguration, .decoding: return false
         }
     }

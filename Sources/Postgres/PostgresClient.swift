@@ -293,10 +293,12 @@ public final class PostgresClient: Sendable, Service {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Grant, any Error>) in
                 let scheduled = timerLoop.scheduleTask(in: delay) { [self] in
-                    failWaiter(id, with: PGError(
-                        .poolTimeout,
-                        message: "No database connection became free within \(timeout)"
-                    ))
+                    failWaiter(
+                        id,
+                        with: PGError(
+                            .poolTimeout,
+                            message: "No database connection became free within \(timeout)"
+                        ))
                 }
                 let enqueued = state.withLock { state in
                     if state.isClosed { return false }

@@ -431,10 +431,11 @@ public final class PostgresConnection: @unchecked Sendable {
             return nil
         }
         // After a failure the server skips the rest (PGRES_PIPELINE_ABORTED): the failure is the answer.
-        let answer = results.prefix(steps.count).firstIndex { result in
-            let status = PQresultStatus(result)
-            return status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY
-        } ?? steps.count - 1
+        let answer =
+            results.prefix(steps.count).firstIndex { result in
+                let status = PQresultStatus(result)
+                return status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY
+            } ?? steps.count - 1
         for (index, result) in results.enumerated() where index != answer { PQclear(result) }
         return results[answer]
     }
@@ -449,7 +450,8 @@ public final class PostgresConnection: @unchecked Sendable {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             return
         default:
-            let message = Self.field(result, purse_diag_message_primary())
+            let message =
+                Self.field(result, purse_diag_message_primary())
                 ?? Self.errorMessage(of: handle)
             let sqlState = Self.sqlState(of: result)
             let lost = PQstatus(handle) != CONNECTION_OK

@@ -31,7 +31,8 @@ struct AccountsCommand: AsyncParsableCommand {
                     "publishable_key": created.publishableKey.key,
                 ])
             } else {
-                print("""
+                print(
+                    """
                     Account \(created.account.id) (\(created.account.name))
                       secret key:      \(created.secretKey.key)
                       publishable key: \(created.publishableKey.key)

@@ -50,9 +50,10 @@ struct KeysCommand: AsyncParsableCommand {
                 try await AccountService(pool: session.pool).listKeys(account: account)
             }
             if json {
-                Output.json(keys.map {
-                    ["id": $0.id, "kind": $0.kind.rawValue, "last4": $0.last4, "created": $0.created, "revoked": $0.isRevoked]
-                })
+                Output.json(
+                    keys.map {
+                        ["id": $0.id, "kind": $0.kind.rawValue, "last4": $0.last4, "created": $0.created, "revoked": $0.isRevoked]
+                    })
             } else {
                 for key in keys {
                     print("\(key.id)  \(key.kind.rawValue)  …\(key.last4)\(key.isRevoked ? "  revoked" : "")")

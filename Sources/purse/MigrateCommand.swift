@@ -22,9 +22,10 @@ struct MigrateCommand: AsyncParsableCommand {
             let applied = try await migrator.migrate(client)
             let status = try await migrator.status(client)
             await client.close()
-            print(applied.isEmpty
-                ? "The schema is current (version \(status.applied.last ?? 0))."
-                : "Applied \(applied.count) migration(s); the schema is at version \(status.applied.last ?? 0).")
+            print(
+                applied.isEmpty
+                    ? "The schema is current (version \(status.applied.last ?? 0))."
+                    : "Applied \(applied.count) migration(s); the schema is at version \(status.applied.last ?? 0).")
         } catch {
             await client.close()
             throw error

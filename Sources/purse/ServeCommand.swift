@@ -25,8 +25,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("public-url"),
-        help: ArgumentHelp("Absolute base URL clients reach Purse at, for the links it hands out (env PURSE_PUBLIC_URL; "
-            + "default the listening address).")
+        help: ArgumentHelp(
+            "Absolute base URL clients reach Purse at, for the links it hands out (env PURSE_PUBLIC_URL; "
+                + "default the listening address).")
     )
     var publicURL: String?
 
@@ -83,8 +84,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("webhook-retry-schedule"),
-        help: ArgumentHelp("Seconds before each webhook retry, comma-separated; the last repeats (env PURSE_WEBHOOK_RETRY_SCHEDULE; "
-            + "default 5,30,120,600,3600,10800).")
+        help: ArgumentHelp(
+            "Seconds before each webhook retry, comma-separated; the last repeats (env PURSE_WEBHOOK_RETRY_SCHEDULE; "
+                + "default 5,30,120,600,3600,10800).")
     )
     var webhookRetrySchedule: String?
 
@@ -133,19 +135,22 @@ struct ServeCommand: AsyncParsableCommand {
             let development = try await DevelopmentAccount.prepare(
                 in: workspace.dataDirectory, accounts: AccountService(pool: pool)
             )
-            FileHandle.standardOutput.write(Data("""
-                Development account \(development.account), kept in \(workspace.dataDirectory.path):
-                  secret key:      \(development.secretKey)
-                  publishable key: \(development.publishableKey)
+            FileHandle.standardOutput.write(
+                Data(
+                    """
+                    Development account \(development.account), kept in \(workspace.dataDirectory.path):
+                      secret key:      \(development.secretKey)
+                      publishable key: \(development.publishableKey)
 
-                """.utf8))
+                    """.utf8))
         }
         let api = try PurseApplication(
             configuration: settings, pool: pool, masterKey: workspace.masterKey, logger: logger
         )
         let application = api.application(
             onServerRunning: { port in
-                let where_ = workspace.localCluster.map { "its own PostgreSQL in \($0.directory.path)" }
+                let where_ =
+                    workspace.localCluster.map { "its own PostgreSQL in \($0.directory.path)" }
                     ?? "the configured database"
                 logger.notice(
                     "Purse is serving on \(settings.resolvedPublicURL(boundPort: port)) with \(where_); data folder \(workspace.dataDirectory.path)"

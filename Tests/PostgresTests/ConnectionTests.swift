@@ -1,7 +1,8 @@
 import Foundation
-@testable import Postgres
 import TestSupport
 import Testing
+
+@testable import Postgres
 
 @Suite("Connecting")
 struct ConnectionTests {

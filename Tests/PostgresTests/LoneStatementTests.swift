@@ -1,7 +1,8 @@
 import Foundation
-@testable import Postgres
 import TestSupport
 import Testing
+
+@testable import Postgres
 
 /// `PostgresClient.query` answers a statement its connection has prepared without one of the
 /// pool's threads: the caller sends it and `PostgresReactor` waits for the answer. Each test

@@ -1,6 +1,7 @@
-@testable import Postgres
 import TestSupport
 import Testing
+
+@testable import Postgres
 
 @Suite("Migrations")
 struct MigratorTests {

@@ -1,8 +1,9 @@
 import Foundation
-@testable import Postgres
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import Postgres
 
 @Suite("The connection pool")
 struct PoolTests {

@@ -1,6 +1,6 @@
 import Foundation
-import PurseClient
 import Postgres
+import PurseClient
 import PurseServer
 import TestSupport
 import Testing
@@ -19,7 +19,9 @@ struct CredentialRenewalTests {
             #expect(try await adapter.fetchPaymentMethods().map(\.id) == [visa])
             let first = try #require(await shop.log.ephemeralKeyIDs.first)
 
-            try await server.endCredential("UPDATE ephemeral_keys SET expires = \(Int(Date().timeIntervalSince1970) - 1) WHERE id = \(first)", account: shop.account, customer: shop.customer)
+            try await server.endCredential(
+                "UPDATE ephemeral_keys SET expires = \(Int(Date().timeIntervalSince1970) - 1) WHERE id = \(first)", account: shop.account,
+                customer: shop.customer)
             try await adapter.setSelectedPaymentOption(paymentOption: .stripeId(visa))
             #expect(await shop.log.ephemeralKeyIDs.count == 2, "one new key from the provider")
             #expect(try await adapter.fetchSelectedPaymentOption() == .stripeId(visa))
@@ -60,13 +62,15 @@ struct CredentialRenewalTests {
             #expect(try await adapter.fetchPaymentMethods().map(\.id) == [visa])
             let first = try #require(await shop.log.customerSessionIDs.first)
 
-            try await server.endCredential("UPDATE customer_sessions SET expires_at = 1 WHERE id = \(first)", account: shop.account, customer: shop.customer)
+            try await server.endCredential(
+                "UPDATE customer_sessions SET expires_at = 1 WHERE id = \(first)", account: shop.account, customer: shop.customer)
             // The session's key is refused (401) on a customer-scoped call...
             try await adapter.setSelectedPaymentOption(paymentOption: .link)
             #expect(await shop.log.customerSessionIDs.count == 2)
             // ...and the session's secret (customer_session_expired) on the elements session.
             let second = try #require(await shop.log.customerSessionIDs.last)
-            try await server.endCredential("UPDATE customer_sessions SET expires_at = 1 WHERE id = \(second)", account: shop.account, customer: shop.customer)
+            try await server.endCredential(
+                "UPDATE customer_sessions SET expires_at = 1 WHERE id = \(second)", account: shop.account, customer: shop.customer)
             #expect(try await adapter.fetchPaymentMethods().map(\.id) == [visa])
             #expect(await shop.log.customerSessionIDs.count == 3)
             #expect(try await adapter.fetchSelectedPaymentOption() == .link)

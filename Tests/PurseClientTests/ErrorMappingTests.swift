@@ -62,7 +62,11 @@ struct ErrorMappingTests {
     }
 
     @Test(arguments: [
-        ("429 Too Many Requests", #"{"error":{"type":"invalid_request_error","code":"rate_limit","message":"Too many requests hit the API too quickly."}}"#, PurseClientError.Kind.rateLimited),
+        (
+            "429 Too Many Requests",
+            #"{"error":{"type":"invalid_request_error","code":"rate_limit","message":"Too many requests hit the API too quickly."}}"#,
+            PurseClientError.Kind.rateLimited
+        ),
         ("500 Internal Server Error", #"{"error":{"type":"api_error","message":"An unexpected error occurred."}}"#, .server),
         ("503 Service Unavailable", "not json at all", .server),
         ("200 OK", #"{"object":"something else"}"#, .server),
@@ -75,7 +79,8 @@ struct ErrorMappingTests {
             publishableKey: "pk_test_canned", baseURL: URL(string: "http://127.0.0.1:\(canned.port)")!
         )
         let error = try await #require(throws: PurseClientError.self) {
-            try await adapter.updatePaymentMethod(paymentMethodId: "pm_1", paymentMethodUpdateParams: PaymentMethodUpdateParams(allowRedisplay: "always"))
+            try await adapter.updatePaymentMethod(
+                paymentMethodId: "pm_1", paymentMethodUpdateParams: PaymentMethodUpdateParams(allowRedisplay: "always"))
         }
         #expect(error.kind == kind)
         #expect(error.requestID == "req_canned123")
@@ -101,9 +106,19 @@ struct ErrorMappingTests {
     @Test(arguments: [
         (400, #"{"error":{"type":"invalid_request_error","code":"rate_limit","message":"slow down"}}"#, PurseClientError.Kind.rateLimited),
         (401, #"{"error":{"type":"invalid_request_error","message":"Invalid API Key provided: ek_test_****abcd"}}"#, .unauthenticated),
-        (402, #"{"error":{"type":"card_error","code":"expired_card","decline_code":"expired_card","message":"Your card has expired."}}"#, .cardDeclined(code: "expired_card")),
-        (400, #"{"error":{"type":"invalid_request_error","code":"parameter_missing","param":"customer","message":"Missing required param: customer."}}"#, .invalidRequest(param: "customer", message: "Missing required param: customer.")),
-        (409, #"{"error":{"type":"idempotency_error","code":"idempotency_key_in_use","message":"in flight"}}"#, .invalidRequest(param: nil, message: "in flight")),
+        (
+            402, #"{"error":{"type":"card_error","code":"expired_card","decline_code":"expired_card","message":"Your card has expired."}}"#,
+            .cardDeclined(code: "expired_card")
+        ),
+        (
+            400,
+            #"{"error":{"type":"invalid_request_error","code":"parameter_missing","param":"customer","message":"Missing required param: customer."}}"#,
+            .invalidRequest(param: "customer", message: "Missing required param: customer.")
+        ),
+        (
+            409, #"{"error":{"type":"idempotency_error","code":"idempotency_key_in_use","message":"in flight"}}"#,
+            .invalidRequest(param: nil, message: "in flight")
+        ),
         (502, "<html>bad gateway</html>", .server),
     ])
     func theEnvelopeAndStatusDecideTheKind(status: Int, body: String, kind: PurseClientError.Kind) {

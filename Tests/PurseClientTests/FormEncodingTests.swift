@@ -33,7 +33,8 @@ struct FormEncodingTests {
             billingDetails: BillingDetails(address: Address(country: "US"), name: "Jane"),
             card: .init(expYear: 2031), metadata: ["b": "2", "a": ""]
         )
-        #expect(params.form.encoded == "billing_details[name]=Jane&billing_details[address][country]=US&card[exp_year]=2031&metadata[a]=&metadata[b]=2")
+        #expect(
+            params.form.encoded == "billing_details[name]=Jane&billing_details[address][country]=US&card[exp_year]=2031&metadata[a]=&metadata[b]=2")
         #expect(PaymentMethodUpdateParams().form.encoded == "")
     }
 
@@ -44,7 +45,8 @@ struct FormEncodingTests {
         CustomerSheetSettings(
             id: "css_test", name: nil, isDefault: true, created: 0, paymentMethodTypes: ["card", "us_bank_account", "sepa_debit"],
             billingDetailsCollection: .init(name: name, email: email, phone: phone, address: address, attachDefaultsToPaymentMethod: attachDefaults),
-            defaultBillingDetails: BillingDetails(address: Address(city: "Berlin", country: "DE"), email: "default@example.com", name: "Default Name"),
+            defaultBillingDetails: BillingDetails(
+                address: Address(city: "Berlin", country: "DE"), email: "default@example.com", name: "Default Name"),
             savedPaymentMethodFilter: .init(card: .init(funding: [], brands: []), hideExpired: false, allowRedisplay: [], countries: []),
             duplicateCards: "allow"
         )
@@ -72,7 +74,8 @@ struct FormEncodingTests {
         let attach = BillingDetailsForm(settings: Self.settings(email: "never", phone: "always", attachDefaults: true), paymentMethodType: "card")
         #expect(
             attach.billingDetails(entered: entered)
-                == BillingDetails(address: Address(city: "Berlin", country: "DE"), email: "default@example.com", name: "Default Name", phone: "+1 555")
+                == BillingDetails(
+                    address: Address(city: "Berlin", country: "DE"), email: "default@example.com", name: "Default Name", phone: "+1 555")
         )
         #expect(attach.billingDetails(entered: BillingDetails()).phone == nil, "a collected field left empty has no default to fall back on")
     }

@@ -107,7 +107,8 @@ struct SetupFlowTests {
             let billing = BillingDetails(email: "jane@example.com", name: "Jane Doe")
             guard case .succeeded(let sepa) = try await adapter.addPaymentMethod(.sepaDebit(iban: "DE89370400440532013000"), billingDetails: billing),
                 case .succeeded(let ach) = try await adapter.addPaymentMethod(
-                    .usBankAccount(routingNumber: "110000000", accountNumber: "000123456789", accountHolderType: "individual", accountType: "checking"),
+                    .usBankAccount(
+                        routingNumber: "110000000", accountNumber: "000123456789", accountHolderType: "individual", accountType: "checking"),
                     billingDetails: billing
                 )
             else {
@@ -123,7 +124,8 @@ struct SetupFlowTests {
 
             let closed = try await #require(throws: PurseClientError.self) {
                 try await adapter.addPaymentMethod(
-                    .usBankAccount(routingNumber: "110000000", accountNumber: "000111111113", accountHolderType: "individual", accountType: "checking"),
+                    .usBankAccount(
+                        routingNumber: "110000000", accountNumber: "000111111113", accountHolderType: "individual", accountType: "checking"),
                     billingDetails: billing
                 )
             }

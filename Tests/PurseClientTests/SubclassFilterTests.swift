@@ -22,18 +22,19 @@ struct SubclassFilterTests {
             let credit = try await shop.attach("pm_card_visa")
             let debit = try await shop.attach("pm_card_visa_debit")
             _ = try await shop.attach("pm_sepaDebit_success")
-            let adapter: PurseCustomerAdapter = switch mode {
-            case .ephemeralKey:
-                DebitCardsOnly(
-                    customerEphemeralKeyProvider: { try await shop.ephemeralKey() },
-                    publishableKey: shop.account.publishableKey, baseURL: server.baseURL
-                )
-            case .customerSession:
-                DebitCardsOnly(
-                    customerSessionClientSecretProvider: { try await shop.customerSession() },
-                    publishableKey: shop.account.publishableKey, baseURL: server.baseURL
-                )
-            }
+            let adapter: PurseCustomerAdapter =
+                switch mode {
+                case .ephemeralKey:
+                    DebitCardsOnly(
+                        customerEphemeralKeyProvider: { try await shop.ephemeralKey() },
+                        publishableKey: shop.account.publishableKey, baseURL: server.baseURL
+                    )
+                case .customerSession:
+                    DebitCardsOnly(
+                        customerSessionClientSecretProvider: { try await shop.customerSession() },
+                        publishableKey: shop.account.publishableKey, baseURL: server.baseURL
+                    )
+                }
             #expect(try await adapter.fetchPaymentMethods().map(\.id) == [debit])
 
             // retrievePaymentOptionSelection goes through the override, as stripe-ios's does.

@@ -118,7 +118,8 @@ struct AttachAndDefaultTests {
             #expect(updates.first?["data"]?["previous_attributes"]?["invoice_settings"]?["default_payment_method"]?.stringValue == method)
 
             // Deleting a customer detaches its methods and clears its default in one transaction.
-            let second = try #require(try await api.post("/v1/payment_methods/pm_card_mastercard/attach", "customer=\(customer)").json["id"]?.stringValue)
+            let second = try #require(
+                try await api.post("/v1/payment_methods/pm_card_mastercard/attach", "customer=\(customer)").json["id"]?.stringValue)
             _ = try await api.post("/v1/customers/\(customer)", "invoice_settings[default_payment_method]=\(second)")
             _ = try await api.delete("/v1/customers/\(customer)")
             #expect(try await api.get("/v1/payment_methods/\(second)").json["customer"] == .null)
@@ -154,7 +155,11 @@ struct AttachAndDefaultTests {
             let method = try #require(try await api.post("/v1/payment_methods/pm_card_visa/attach", "customer=\(customer)").json["id"]?.stringValue)
             let path = "/v1/customers/\(customer)/selected_payment_option"
             let empty = try await api.get(path)
-            #expect(empty.json == ["object": "selected_payment_option", "customer": .string(customer), "option": .null, "payment_method": .null, "unavailable_reason": .null])
+            #expect(
+                empty.json == [
+                    "object": "selected_payment_option", "customer": .string(customer), "option": .null, "payment_method": .null,
+                    "unavailable_reason": .null,
+                ])
 
             let picked = try await api.post(path, "option=\(method)")
             #expect(picked.json["option"]?.stringValue == method)
@@ -164,8 +169,9 @@ struct AttachAndDefaultTests {
             let applePay = try await api.post(path, "option=apple_pay")
             #expect(applePay.json["option"] == "apple_pay")
             #expect(applePay.json["payment_method"] == .null)
-            #expect(try await api.get("/v1/customers/\(customer)").json["invoice_settings"]?["default_payment_method"]?.stringValue == method,
-                    "Apple Pay keeps the saved default for off-session use")
+            #expect(
+                try await api.get("/v1/customers/\(customer)").json["invoice_settings"]?["default_payment_method"]?.stringValue == method,
+                "Apple Pay keeps the saved default for off-session use")
             // Detaching the default while Apple Pay is selected keeps Apple Pay.
             _ = try await api.post(path, "option=link")
             _ = try await api.post("/v1/payment_methods/\(method)/detach")
@@ -220,7 +226,8 @@ struct AttachAndDefaultTests {
             let customer = try #require(try await api.post("/v1/customers").json["id"]?.stringValue)
             var methods: [String] = []
             for _ in 0..<5 {
-                methods.append(try #require(try await api.post("/v1/payment_methods/pm_card_visa/attach", "customer=\(customer)").json["id"]?.stringValue))
+                methods.append(
+                    try #require(try await api.post("/v1/payment_methods/pm_card_visa/attach", "customer=\(customer)").json["id"]?.stringValue))
             }
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<50 {
@@ -268,7 +275,8 @@ struct AttachAndDefaultTests {
             let api = try await server.makeAccount().secret
             for _ in 0..<5 {
                 let customer = try #require(try await api.post("/v1/customers").json["id"]?.stringValue)
-                let method = try #require(try await api.post("/v1/payment_methods/pm_card_visa/attach", "customer=\(customer)").json["id"]?.stringValue)
+                let method = try #require(
+                    try await api.post("/v1/payment_methods/pm_card_visa/attach", "customer=\(customer)").json["id"]?.stringValue)
                 async let set = api.post("/v1/customers/\(customer)", "invoice_settings[default_payment_method]=\(method)")
                 async let detach = api.post("/v1/payment_methods/\(method)/detach")
                 _ = try await [set, detach]

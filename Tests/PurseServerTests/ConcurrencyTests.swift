@@ -45,7 +45,9 @@ struct ConcurrencyTests {
                 for method in doomed {
                     let detaches = zip(moves, calls).filter { $0.0 == .detach(method) }.map(\.1)
                     #expect(detaches.filter { $0.status == 200 }.count == 1, "one detach of \(method) wins")
-                    #expect(detaches.filter { $0.status != 200 }.allSatisfy { $0.status == 400 && $0.error?["code"] == "payment_method_unexpected_state" })
+                    #expect(
+                        detaches.filter { $0.status != 200 }.allSatisfy { $0.status == 400 && $0.error?["code"] == "payment_method_unexpected_state" }
+                    )
                 }
                 for (move, call) in zip(moves, calls) {
                     guard case .setDefault(let method, _) = move else { continue }
@@ -74,7 +76,9 @@ struct ConcurrencyTests {
                     #expect(try row["state", as: String.self] == "attached")
                     #expect(try row["customer_id", as: String?.self] == customer)
                 }
-                #expect(try await Self.count(server, "SELECT count(*) AS n FROM payment_methods WHERE id = ANY(\(PostgresTextArray(doomed))) AND state = 'detached'") == 2)
+                #expect(
+                    try await Self.count(
+                        server, "SELECT count(*) AS n FROM payment_methods WHERE id = ANY(\(PostgresTextArray(doomed))) AND state = 'detached'") == 2)
             }
         }
     }
@@ -102,15 +106,19 @@ struct ConcurrencyTests {
                 #expect(winners.count == 1, "\(calls.map(Self.describe))")
                 #expect(winners.first?.json["status"] == "succeeded")
                 let losers = calls.filter { $0.status != 200 }
-                #expect(losers.allSatisfy { $0.status == 400 && $0.error?["code"] == "setup_intent_unexpected_state" },
-                        "\(losers.map(Self.describe))")
+                #expect(
+                    losers.allSatisfy { $0.status == 400 && $0.error?["code"] == "setup_intent_unexpected_state" },
+                    "\(losers.map(Self.describe))")
 
                 let saved = try await api.get("/v1/customers/\(customer)/payment_methods").json["data"]?.arrayValue ?? []
                 #expect(saved.count == 1, "exactly one method saved to the customer")
                 let method = try #require(saved.first?["id"]?.stringValue)
                 #expect(winners.first?.json["payment_method"]?.stringValue == method)
                 #expect(try await Self.count(server, "SELECT count(*) AS n FROM payment_methods WHERE customer_id = \(customer)") == 1)
-                #expect(try await Self.count(server, "SELECT count(*) AS n FROM setup_intents WHERE id = \(id) AND status = 'succeeded' AND payment_method_id = \(method)") == 1)
+                #expect(
+                    try await Self.count(
+                        server, "SELECT count(*) AS n FROM setup_intents WHERE id = \(id) AND status = 'succeeded' AND payment_method_id = \(method)")
+                        == 1)
                 #expect(try await Self.eventCount(server, type: "setup_intent.succeeded", object: id) == 1)
                 #expect(try await Self.eventCount(server, type: "payment_method.attached", object: method) == 1)
             }
@@ -140,7 +148,8 @@ struct ConcurrencyTests {
             #expect(calls.filter { $0.header("Idempotent-Replayed") == nil }.count == 1, "the request ran once")
             #expect(try await Self.count(server, "SELECT count(*) AS n FROM customers WHERE account_id = \(account.id)") == 1)
             #expect(try await Self.count(server, "SELECT count(*) AS n FROM payment_methods WHERE account_id = \(account.id)") == 1)
-            #expect(try await Self.count(server, "SELECT count(*) AS n FROM events WHERE account_id = \(account.id) AND type = 'customer.created'") == 1)
+            #expect(
+                try await Self.count(server, "SELECT count(*) AS n FROM events WHERE account_id = \(account.id) AND type = 'customer.created'") == 1)
         }
     }
 
@@ -155,8 +164,9 @@ struct ConcurrencyTests {
             let winners = calls.filter { $0.status == 200 }
             #expect(winners.count == 1, "\(calls.map(Self.describe))")
             // Other parameters are refused whether the first request is still running or done (spec §5).
-            #expect(calls.filter { $0.status != 200 }.allSatisfy { $0.status == 400 && $0.error?["type"] == "idempotency_error" },
-                    "\(calls.map(Self.describe))")
+            #expect(
+                calls.filter { $0.status != 200 }.allSatisfy { $0.status == 400 && $0.error?["type"] == "idempotency_error" },
+                "\(calls.map(Self.describe))")
             let names = try await server.pool.query("SELECT name FROM customers WHERE account_id = \(account.id)").map {
                 try $0["name", as: String?.self]
             }
@@ -198,27 +208,39 @@ struct ConcurrencyTests {
             // customer is missing.
             let saves = outcomes.filter { $0.0 != .deleteCustomer }
             for (move, call) in saves where call.status != 200 {
-                #expect(call.status == 400 && call.error?["code"] == "resource_missing" && call.error?["param"] == "customer",
-                        "\(move): \(Self.describe(call))")
+                #expect(
+                    call.status == 400 && call.error?["code"] == "resource_missing" && call.error?["param"] == "customer",
+                    "\(move): \(Self.describe(call))")
             }
             let saved = try saves.filter { $0.1.status == 200 }.map { move, call in
                 if case .confirm = move { return try #require(call.json["payment_method"]?.stringValue) }
                 return try #require(call.json["id"]?.stringValue)
             }
 
-            #expect(try await Self.count(server, "SELECT count(*) AS n FROM payment_methods WHERE customer_id = \(customer)") == 0,
-                    "no method belongs to the deleted customer")
-            #expect(try await Self.count(server, "SELECT count(*) AS n FROM payment_methods WHERE id = ANY(\(PostgresTextArray(saved))) AND state = 'detached'") == saved.count,
-                    "what was attached before the delete was detached by it")
+            #expect(
+                try await Self.count(server, "SELECT count(*) AS n FROM payment_methods WHERE customer_id = \(customer)") == 0,
+                "no method belongs to the deleted customer")
+            #expect(
+                try await Self.count(
+                    server, "SELECT count(*) AS n FROM payment_methods WHERE id = ANY(\(PostgresTextArray(saved))) AND state = 'detached'")
+                    == saved.count,
+                "what was attached before the delete was detached by it")
             let refused = zip(moves, calls).compactMap { move, call -> String? in
                 guard case .attach(let method) = move, method != "pm_card_visa", call.status != 200 else { return nil }
                 return method
             }
-            #expect(try await Self.count(server, "SELECT count(*) AS n FROM payment_methods WHERE id = ANY(\(PostgresTextArray(refused))) AND state = 'unattached'") == refused.count,
-                    "a refused attach changed nothing")
-            #expect(try await Self.count(server, "SELECT count(*) AS n FROM payment_methods WHERE account_id = \(account.id)") == unattached.count + saved.filter { !unattached.contains($0) }.count,
-                    "refused token attaches and confirms left no method behind")
-            #expect(try await Self.count(server, "SELECT count(*) AS n FROM events WHERE account_id = \(account.id) AND type = 'payment_method.detached'") == saved.count)
+            #expect(
+                try await Self.count(
+                    server, "SELECT count(*) AS n FROM payment_methods WHERE id = ANY(\(PostgresTextArray(refused))) AND state = 'unattached'")
+                    == refused.count,
+                "a refused attach changed nothing")
+            #expect(
+                try await Self.count(server, "SELECT count(*) AS n FROM payment_methods WHERE account_id = \(account.id)") == unattached.count
+                    + saved.filter { !unattached.contains($0) }.count,
+                "refused token attaches and confirms left no method behind")
+            #expect(
+                try await Self.count(server, "SELECT count(*) AS n FROM events WHERE account_id = \(account.id) AND type = 'payment_method.detached'")
+                    == saved.count)
             #expect(try await api.get("/v1/customers/\(customer)").json["deleted"] == true)
         }
     }
@@ -251,8 +273,9 @@ struct ConcurrencyTests {
                 Self.expectNoServerErrors(calls)
                 let winners = zip(moves, calls).filter { $0.1.status == 200 }
                 #expect(winners.count == 1, "\(calls.map(Self.describe))")
-                #expect(calls.filter { $0.status != 200 }.allSatisfy { $0.status == 400 && $0.error?["code"] == "payment_method_unexpected_state" },
-                        "\(calls.map(Self.describe))")
+                #expect(
+                    calls.filter { $0.status != 200 }.allSatisfy { $0.status == 400 && $0.error?["code"] == "payment_method_unexpected_state" },
+                    "\(calls.map(Self.describe))")
                 let winner: String? = winners.first.flatMap { move, call in
                     switch move {
                     case .attachTo(let customer): customer
@@ -264,11 +287,13 @@ struct ConcurrencyTests {
                     "SELECT customer_id FROM payment_methods WHERE id = \(method) AND state = 'attached'"
                 ).map { try $0["customer_id", as: String.self] }
                 #expect(owners == [winner].compactMap { $0 }, "the method is on the winner's customer alone")
-                #expect(try await Self.count(server, "SELECT count(*) AS n FROM setup_intents WHERE payment_method_id = \(method)") <= 1,
-                        "only a winning confirmation records the method")
-                #expect(try await Self.count(server, "SELECT count(*) AS n FROM customers WHERE account_id = \(account.id)")
+                #expect(
+                    try await Self.count(server, "SELECT count(*) AS n FROM setup_intents WHERE payment_method_id = \(method)") <= 1,
+                    "only a winning confirmation records the method")
+                #expect(
+                    try await Self.count(server, "SELECT count(*) AS n FROM customers WHERE account_id = \(account.id)")
                         == customersBefore + (winners.first?.0 == .createCustomerWithMethod ? 1 : 0),
-                        "a refused creation left no customer")
+                    "a refused creation left no customer")
                 #expect(try await Self.eventCount(server, type: "payment_method.attached", object: method) == 1)
             }
         }
@@ -288,13 +313,15 @@ struct ConcurrencyTests {
                 }
                 Self.expectNoServerErrors(calls)
                 #expect(calls.filter { $0.status == 200 }.count == 1, "the first to lock the intent wins: \(calls.map(Self.describe))")
-                #expect(calls.filter { $0.status != 200 }.allSatisfy { $0.status == 400 && $0.error?["code"] == "setup_intent_unexpected_state" },
-                        "\(calls.map(Self.describe))")
+                #expect(
+                    calls.filter { $0.status != 200 }.allSatisfy { $0.status == 400 && $0.error?["code"] == "setup_intent_unexpected_state" },
+                    "\(calls.map(Self.describe))")
                 let status = try await api.get("/v1/setup_intents/\(intent)").json["status"]?.stringValue
                 #expect(status == "succeeded" || status == "canceled")
                 let saved = try await Self.count(server, "SELECT count(*) AS n FROM payment_methods WHERE customer_id = \(customer)")
                 #expect(saved == (status == "succeeded" ? 1 : 0), "a method is saved exactly when the confirmation won")
-                let outcomes = try await Self.eventCount(server, type: "setup_intent.succeeded", object: intent)
+                let outcomes =
+                    try await Self.eventCount(server, type: "setup_intent.succeeded", object: intent)
                     + Self.eventCount(server, type: "setup_intent.canceled", object: intent)
                 #expect(outcomes == 1)
             }
@@ -318,8 +345,11 @@ struct ConcurrencyTests {
                 #expect(calls.allSatisfy { $0.status == 200 }, "later answers show the decision made: \(calls.map(\.status))")
                 let status = try await api.get("/v1/setup_intents/\(intent)").json["status"]?.stringValue
                 #expect(status == "succeeded" || status == "requires_payment_method")
-                #expect(try await Self.count(server, "SELECT count(*) AS n FROM payment_methods WHERE customer_id = \(customer)") == (status == "succeeded" ? 1 : 0))
-                let decisions = try await Self.eventCount(server, type: "setup_intent.succeeded", object: intent)
+                #expect(
+                    try await Self.count(server, "SELECT count(*) AS n FROM payment_methods WHERE customer_id = \(customer)")
+                        == (status == "succeeded" ? 1 : 0))
+                let decisions =
+                    try await Self.eventCount(server, type: "setup_intent.succeeded", object: intent)
                     + Self.eventCount(server, type: "setup_intent.setup_failed", object: intent)
                 #expect(decisions == 1)
             }
@@ -341,7 +371,8 @@ struct ConcurrencyTests {
                     switch move {
                     case .deleteSettings: return try await api.delete("/v1/customer_sheet_settings/\(settings)")
                     case .create(.ephemeralKey): return try await api.post("/v1/ephemeral_keys", binding, headers: ["Stripe-Version": "2020-08-27"])
-                    case .create(.customerSession): return try await api.post("/v1/customer_sessions", binding + "&components[customer_sheet][enabled]=true")
+                    case .create(.customerSession):
+                        return try await api.post("/v1/customer_sessions", binding + "&components[customer_sheet][enabled]=true")
                     case .create(.setupIntent): return try await api.post("/v1/setup_intents", binding)
                     default: throw TestSetupError("not a move of this test: \(move)")
                     }
@@ -351,8 +382,9 @@ struct ConcurrencyTests {
                     if move == .deleteSettings {
                         #expect(call.status == 200)
                     } else if call.status != 200 {
-                        #expect(call.status == 400 && call.error?["code"] == "resource_missing" && call.error?["param"] == "customer_sheet_settings",
-                                "\(move): \(Self.describe(call))")
+                        #expect(
+                            call.status == 400 && call.error?["code"] == "resource_missing" && call.error?["param"] == "customer_sheet_settings",
+                            "\(move): \(Self.describe(call))")
                     } else if move == .create(.ephemeralKey), let key = call.json["secret"]?.stringValue {
                         // A key bound to settings deleted since falls back to the account's default.
                         let current = try await account.client(key: key).get("/v1/customer_sheet_settings/current")
@@ -374,8 +406,10 @@ struct ConcurrencyTests {
                 let calls = try await Self.concurrently(moves) { move in
                     switch move {
                     case .deleteCustomer: return try await api.delete("/v1/customers/\(customer)")
-                    case .create(.ephemeralKey): return try await api.post("/v1/ephemeral_keys", "customer=\(customer)", headers: ["Stripe-Version": "2020-08-27"])
-                    case .create(.customerSession): return try await api.post("/v1/customer_sessions", "customer=\(customer)&components[customer_sheet][enabled]=true")
+                    case .create(.ephemeralKey):
+                        return try await api.post("/v1/ephemeral_keys", "customer=\(customer)", headers: ["Stripe-Version": "2020-08-27"])
+                    case .create(.customerSession):
+                        return try await api.post("/v1/customer_sessions", "customer=\(customer)&components[customer_sheet][enabled]=true")
                     default: throw TestSetupError("not a move of this test: \(move)")
                     }
                 }
@@ -397,10 +431,14 @@ struct ConcurrencyTests {
                     }
                 }
                 // Deleting a customer revokes its keys and sessions (spec §3); none is left live.
-                #expect(try await Self.count(server, "SELECT count(*) AS n FROM ephemeral_keys WHERE customer_id = \(customer) AND revoked_at IS NULL") == 0,
-                        "ephemeral keys of the deleted customer \(customer) left unrevoked")
-                #expect(try await Self.count(server, "SELECT count(*) AS n FROM customer_sessions WHERE customer_id = \(customer) AND revoked_at IS NULL") == 0,
-                        "customer sessions of the deleted customer \(customer) left unrevoked")
+                #expect(
+                    try await Self.count(server, "SELECT count(*) AS n FROM ephemeral_keys WHERE customer_id = \(customer) AND revoked_at IS NULL")
+                        == 0,
+                    "ephemeral keys of the deleted customer \(customer) left unrevoked")
+                #expect(
+                    try await Self.count(server, "SELECT count(*) AS n FROM customer_sessions WHERE customer_id = \(customer) AND revoked_at IS NULL")
+                        == 0,
+                    "customer sessions of the deleted customer \(customer) left unrevoked")
             }
         }
     }
@@ -428,9 +466,11 @@ struct ConcurrencyTests {
             #expect(calls.filter { $0.status == 200 }.count == 2, "\(calls.map(Self.describe))")
             // Refused: the last one; or already gone, seen before (404 to a customer's key) or during the removal (400).
             let refusals: Set<String> = ["customer_session_remove_last_disabled", "resource_missing", "payment_method_unexpected_state"]
-            #expect(calls.filter { $0.status != 200 }.allSatisfy { refusals.contains($0.error?["code"]?.stringValue ?? "") },
-                    "\(calls.map(Self.describe))")
-            #expect(try await Self.count(server, "SELECT count(*) AS n FROM payment_methods WHERE customer_id = \(customer) AND state = 'attached'") == 1)
+            #expect(
+                calls.filter { $0.status != 200 }.allSatisfy { refusals.contains($0.error?["code"]?.stringValue ?? "") },
+                "\(calls.map(Self.describe))")
+            #expect(
+                try await Self.count(server, "SELECT count(*) AS n FROM payment_methods WHERE customer_id = \(customer) AND state = 'attached'") == 1)
         }
     }
 
@@ -443,7 +483,8 @@ struct ConcurrencyTests {
             let device = account.client(key: try await account.ephemeralKey(for: customer).secret)
             var copies: [String] = []
             for _ in 0..<24 {
-                copies.append(try #require(try await account.publishable.post("/v1/payment_methods", cardForm("4242424242424242")).json["id"]?.stringValue))
+                copies.append(
+                    try #require(try await account.publishable.post("/v1/payment_methods", cardForm("4242424242424242")).json["id"]?.stringValue))
             }
             let calls = try await Self.concurrently(copies) { copy in
                 try await device.post("/v1/payment_methods/\(copy)/attach", "customer=\(customer)")

@@ -78,13 +78,16 @@ struct CredentialMatrixTests {
         Row(name: "list payment methods", expected: [.secret: 200, .publishable: 403, .ownEphemeralKey: 200, .otherEphemeralKey: 400]) { world, _ in
             ("GET", "/v1/payment_methods?customer=\(world.alice)&type=card", nil)
         },
-        Row(name: "list customer's methods", expected: [.secret: 200, .publishable: 403, .ownEphemeralKey: 200, .otherEphemeralKey: 404]) { world, _ in
+        Row(name: "list customer's methods", expected: [.secret: 200, .publishable: 403, .ownEphemeralKey: 200, .otherEphemeralKey: 404]) {
+            world, _ in
             ("GET", "/v1/customers/\(world.alice)/payment_methods", nil)
         },
-        Row(name: "retrieve customer's method", expected: [.secret: 200, .publishable: 403, .ownEphemeralKey: 200, .otherEphemeralKey: 404]) { world, _ in
+        Row(name: "retrieve customer's method", expected: [.secret: 200, .publishable: 403, .ownEphemeralKey: 200, .otherEphemeralKey: 404]) {
+            world, _ in
             ("GET", "/v1/customers/\(world.alice)/payment_methods/\(try await world.attachedCard(to: world.alice))", nil)
         },
-        Row(name: "retrieve payment method", expected: [.secret: 200, .publishable: 403, .ownEphemeralKey: 200, .otherEphemeralKey: 404]) { world, _ in
+        Row(name: "retrieve payment method", expected: [.secret: 200, .publishable: 403, .ownEphemeralKey: 200, .otherEphemeralKey: 404]) {
+            world, _ in
             ("GET", "/v1/payment_methods/\(try await world.attachedCard(to: world.alice))", nil)
         },
         Row(name: "update payment method", expected: [.secret: 200, .publishable: 403, .ownEphemeralKey: 200, .otherEphemeralKey: 404]) { world, _ in
@@ -140,13 +143,19 @@ struct CredentialMatrixTests {
             ("GET", "/v1/elements/sessions?type=deferred_intent&deferred_intent[mode]=setup", nil)
         },
         Row(name: "elements detach", expected: [.secret: 403, .publishable: 403, .ownEphemeralKey: 200, .otherEphemeralKey: 404]) { world, caller in
-            ("POST", "/v1/elements/payment_methods/\(try await world.attachedCard(to: world.alice))/detach",
-             caller == .ownSessionKey ? "customer_session_client_secret=\(world.sessionClientSecret)" : "")
+            (
+                "POST", "/v1/elements/payment_methods/\(try await world.attachedCard(to: world.alice))/detach",
+                caller == .ownSessionKey ? "customer_session_client_secret=\(world.sessionClientSecret)" : ""
+            )
         },
         Row(name: "elements set default", expected: [.secret: 403, .publishable: 403, .ownEphemeralKey: 200, .otherEphemeralKey: 404]) { world, _ in
-            ("POST", "/v1/elements/customers/\(world.alice)/set_default_payment_method", "payment_method=\(try await world.attachedCard(to: world.alice))")
+            (
+                "POST", "/v1/elements/customers/\(world.alice)/set_default_payment_method",
+                "payment_method=\(try await world.attachedCard(to: world.alice))"
+            )
         },
-        Row(name: "create customer session", expected: [.secret: 200, .publishable: 403, .ownEphemeralKey: 403, .otherEphemeralKey: 403]) { world, _ in
+        Row(name: "create customer session", expected: [.secret: 200, .publishable: 403, .ownEphemeralKey: 403, .otherEphemeralKey: 403]) {
+            world, _ in
             ("POST", "/v1/customer_sessions", "customer=\(world.bob)&components[customer_sheet][enabled]=true")
         },
         Row(name: "list events", expected: [.secret: 200, .publishable: 403, .ownEphemeralKey: 403, .otherEphemeralKey: 403]) { _, _ in
@@ -180,13 +189,17 @@ struct CredentialMatrixTests {
             for row in Self.rows {
                 for caller in Caller.allCases {
                     // A session's key (with removal enabled) has the ephemeral-key scope.
-                    let expected = row.expected[caller] ?? (caller == .publishableWithClientSecret ? row.expected[.publishable]
-                        : caller == .ownSessionKey ? row.expected[.ownEphemeralKey] : 401)
+                    let expected =
+                        row.expected[caller]
+                        ?? (caller == .publishableWithClientSecret
+                            ? row.expected[.publishable]
+                            : caller == .ownSessionKey ? row.expected[.ownEphemeralKey] : 401)
                     guard let expected else { continue }
                     let (method, path, body) = try await row.request(world, caller)
                     let call = try await world.client(caller).send(method, path, headers: ["Stripe-Version": "2020-08-27"], body: body)
                     if call.status != expected {
-                        mismatches.append("\(row.name) × \(caller): expected \(expected), got \(call.status) \(call.error?["message"]?.stringValue ?? "")")
+                        mismatches.append(
+                            "\(row.name) × \(caller): expected \(expected), got \(call.status) \(call.error?["message"]?.stringValue ?? "")")
                     }
                 }
             }

@@ -57,9 +57,18 @@ struct CustomerSessionTests {
         ("components[customer_sheet][enabled]=true", "customer"),
         ("customer=CUSTOMER", "components"),
         ("customer=CUSTOMER&components[customer_sheet][enabled]=false", "components"),
-        ("customer=CUSTOMER&components[customer_sheet][enabled]=true&components[customer_sheet][features][payment_method_remove]=maybe", "components[customer_sheet][features][payment_method_remove]"),
-        ("customer=CUSTOMER&components[payment_element][enabled]=true&components[payment_element][features][payment_method_redisplay_limit]=11", "components[payment_element][features][payment_method_redisplay_limit]"),
-        ("customer=CUSTOMER&components[customer_sheet][enabled]=true&components[customer_sheet][features][payment_method_allow_redisplay_filters][]=sometimes", "components[customer_sheet][features][payment_method_allow_redisplay_filters][0]"),
+        (
+            "customer=CUSTOMER&components[customer_sheet][enabled]=true&components[customer_sheet][features][payment_method_remove]=maybe",
+            "components[customer_sheet][features][payment_method_remove]"
+        ),
+        (
+            "customer=CUSTOMER&components[payment_element][enabled]=true&components[payment_element][features][payment_method_redisplay_limit]=11",
+            "components[payment_element][features][payment_method_redisplay_limit]"
+        ),
+        (
+            "customer=CUSTOMER&components[customer_sheet][enabled]=true&components[customer_sheet][features][payment_method_allow_redisplay_filters][]=sometimes",
+            "components[customer_sheet][features][payment_method_allow_redisplay_filters][0]"
+        ),
         ("customer=cus_nothing&components[customer_sheet][enabled]=true", "customer"),
     ])
     func badCreationsAre400sNamingTheParameter(form: String, param: String) async throws {
@@ -80,15 +89,18 @@ struct CustomerSessionTests {
             let customer = try #require(try await backend.post("/v1/customers").json["id"]?.stringValue)
             var methods: [String: String] = [:]
             for redisplay in ["always", "limited", "unspecified"] {
-                let id = try #require(try await backend.post("/v1/payment_methods/pm_card_visa/attach", "customer=\(customer)").json["id"]?.stringValue)
+                let id = try #require(
+                    try await backend.post("/v1/payment_methods/pm_card_visa/attach", "customer=\(customer)").json["id"]?.stringValue)
                 _ = try await backend.post("/v1/payment_methods/\(id)", "allow_redisplay=\(redisplay)")
                 methods[redisplay] = id
             }
             let session = try await account.customerSession(
                 for: customer,
-                features: "&components[customer_sheet][features][payment_method_remove]=enabled&components[customer_sheet][features][payment_method_allow_redisplay_filters][0]=always&components[customer_sheet][features][payment_method_allow_redisplay_filters][1]=limited"
+                features:
+                    "&components[customer_sheet][features][payment_method_remove]=enabled&components[customer_sheet][features][payment_method_allow_redisplay_filters][0]=always&components[customer_sheet][features][payment_method_allow_redisplay_filters][1]=limited"
             )
-            let elementsQuery = "type=deferred_intent&deferred_intent[mode]=setup&deferred_intent[payment_method_types][0]=card&customer_session_client_secret=\(session.clientSecret)"
+            let elementsQuery =
+                "type=deferred_intent&deferred_intent[mode]=setup&deferred_intent[payment_method_types][0]=card&customer_session_client_secret=\(session.clientSecret)"
             let elements = try await account.publishable.get("/v1/elements/sessions", query: elementsQuery)
             let shown = elements.json["customer"]?["payment_methods"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
             #expect(shown == [methods["limited"]!, methods["always"]!], "the redisplay filters hide 'unspecified'")
@@ -103,15 +115,24 @@ struct CustomerSessionTests {
             )
             #expect(defaulted.status == 200, "\(defaulted.json)")
             #expect(defaulted.json["object"] == "customer")
-            #expect(try await backend.get("/v1/customers/\(customer)").json["invoice_settings"]?["default_payment_method"]?.stringValue == methods["always"])
-            #expect(try await account.publishable.get("/v1/elements/sessions", query: elementsQuery).json["customer"]?["default_payment_method"]?.stringValue == methods["always"])
+            #expect(
+                try await backend.get("/v1/customers/\(customer)").json["invoice_settings"]?["default_payment_method"]?.stringValue
+                    == methods["always"])
+            #expect(
+                try await account.publishable.get("/v1/elements/sessions", query: elementsQuery).json["customer"]?["default_payment_method"]?
+                    .stringValue == methods["always"])
             #expect(try await device.get("/v1/customers/\(customer)/selected_payment_option").json["option"]?.stringValue == methods["always"])
 
-            let removed = try await device.post("/v1/elements/payment_methods/\(methods["always"]!)/detach", "customer_session_client_secret=\(session.clientSecret)")
+            let removed = try await device.post(
+                "/v1/elements/payment_methods/\(methods["always"]!)/detach", "customer_session_client_secret=\(session.clientSecret)")
             #expect(removed.status == 200, "\(removed.json)")
             #expect(try await backend.get("/v1/customers/\(customer)").json["invoice_settings"]?["default_payment_method"] == .null)
-            #expect(try await device.post("/v1/elements/payment_methods/\(methods["limited"]!)/detach").status == 400, "the session's secret is required")
-            #expect(try await device.post("/v1/elements/payment_methods/\(methods["limited"]!)/detach", "customer_session_client_secret=cuss_secret_wrong").status == 400)
+            #expect(
+                try await device.post("/v1/elements/payment_methods/\(methods["limited"]!)/detach").status == 400, "the session's secret is required")
+            #expect(
+                try await device.post(
+                    "/v1/elements/payment_methods/\(methods["limited"]!)/detach", "customer_session_client_secret=cuss_secret_wrong"
+                ).status == 400)
         }
     }
 
@@ -119,18 +140,26 @@ struct CustomerSessionTests {
         try await LiveServer.with { server in
             let account = try await server.makeAccount()
             let customer = try #require(try await account.secret.post("/v1/customers").json["id"]?.stringValue)
-            let first = try #require(try await account.secret.post("/v1/payment_methods/pm_card_visa/attach", "customer=\(customer)").json["id"]?.stringValue)
+            let first = try #require(
+                try await account.secret.post("/v1/payment_methods/pm_card_visa/attach", "customer=\(customer)").json["id"]?.stringValue)
             let locked = try await account.customerSession(for: customer)
             let device = account.client(key: locked.apiKey)
-            let viaElements = try await device.post("/v1/elements/payment_methods/\(first)/detach", "customer_session_client_secret=\(locked.clientSecret)")
+            let viaElements = try await device.post(
+                "/v1/elements/payment_methods/\(first)/detach", "customer_session_client_secret=\(locked.clientSecret)")
             #expect(viaElements.status == 403)
             #expect(viaElements.error?["code"] == "customer_session_remove_disabled")
             #expect(try await device.post("/v1/payment_methods/\(first)/detach").status == 403, "on the plain endpoint alike")
             // Setting the default is never gated.
-            #expect(try await device.post("/v1/elements/customers/\(customer)/set_default_payment_method", "payment_method=\(first)&customer_session_client_secret=\(locked.clientSecret)").status == 200)
+            #expect(
+                try await device.post(
+                    "/v1/elements/customers/\(customer)/set_default_payment_method",
+                    "payment_method=\(first)&customer_session_client_secret=\(locked.clientSecret)"
+                ).status == 200)
 
             let keepLast = try await account.customerSession(
-                for: customer, features: "&components[customer_sheet][features][payment_method_remove]=enabled&components[customer_sheet][features][payment_method_remove_last]=disabled"
+                for: customer,
+                features:
+                    "&components[customer_sheet][features][payment_method_remove]=enabled&components[customer_sheet][features][payment_method_remove_last]=disabled"
             )
             let last = try await account.client(key: keepLast.apiKey).post("/v1/payment_methods/\(first)/detach")
             #expect(last.status == 403)
@@ -144,20 +173,29 @@ struct CustomerSessionTests {
             let account = try await server.makeAccount()
             let alice = try #require(try await account.secret.post("/v1/customers").json["id"]?.stringValue)
             let bob = try #require(try await account.secret.post("/v1/customers").json["id"]?.stringValue)
-            let bobsCard = try #require(try await account.secret.post("/v1/payment_methods/pm_card_visa/attach", "customer=\(bob)").json["id"]?.stringValue)
-            let session = try await account.customerSession(for: alice, features: "&components[customer_sheet][features][payment_method_remove]=enabled")
+            let bobsCard = try #require(
+                try await account.secret.post("/v1/payment_methods/pm_card_visa/attach", "customer=\(bob)").json["id"]?.stringValue)
+            let session = try await account.customerSession(
+                for: alice, features: "&components[customer_sheet][features][payment_method_remove]=enabled")
             let device = account.client(key: session.apiKey)
             #expect(try await device.get("/v1/customers/\(alice)").status == 200)
             #expect(try await device.get("/v1/customers/\(bob)").status == 404)
-            #expect(try await device.post("/v1/elements/payment_methods/\(bobsCard)/detach", "customer_session_client_secret=\(session.clientSecret)").status == 404)
-            #expect(try await device.post("/v1/elements/customers/\(bob)/set_default_payment_method", "payment_method=\(bobsCard)&customer_session_client_secret=\(session.clientSecret)").status == 404)
+            #expect(
+                try await device.post("/v1/elements/payment_methods/\(bobsCard)/detach", "customer_session_client_secret=\(session.clientSecret)")
+                    .status == 404)
+            #expect(
+                try await device.post(
+                    "/v1/elements/customers/\(bob)/set_default_payment_method",
+                    "payment_method=\(bobsCard)&customer_session_client_secret=\(session.clientSecret)"
+                ).status == 404)
 
             try await server.endCredential("UPDATE customer_sessions SET expires_at = 1 WHERE id = \(session.id)", account: account, customer: alice)
             let expired = try await device.get("/v1/customers/\(alice)")
             #expect(expired.status == 401)
             #expect(expired.error?["message"]?.stringValue?.hasPrefix("Expired API Key provided") == true)
             let expiredElements = try await account.publishable.get(
-                "/v1/elements/sessions", query: "type=deferred_intent&deferred_intent[mode]=setup&customer_session_client_secret=\(session.clientSecret)"
+                "/v1/elements/sessions",
+                query: "type=deferred_intent&deferred_intent[mode]=setup&customer_session_client_secret=\(session.clientSecret)"
             )
             #expect(expiredElements.error?["code"] == "customer_session_expired")
 

@@ -38,20 +38,23 @@ struct CustomerSheetFlowTests {
                 headers: iOS
             )
             #expect(session.json["payment_method_preference"]?["ordered_payment_method_types"] == ["card"])
-            let added = try await publishable.post("/v1/setup_intents/\(first.id)/confirm", confirmForm(clientSecret: first.secret, number: "4242424242424242"), headers: iOS)
+            let added = try await publishable.post(
+                "/v1/setup_intents/\(first.id)/confirm", confirmForm(clientSecret: first.secret, number: "4242424242424242"), headers: iOS)
             #expect(added.json["status"] == "succeeded")
             let visa = try #require(added.json["payment_method"]?["id"]?.stringValue)
 
             // A declined card: the sheet shows the error; nothing is saved.
             let second = try await newIntent()
-            let declined = try await publishable.post("/v1/setup_intents/\(second.id)/confirm", confirmForm(clientSecret: second.secret, number: "4000000000000002"), headers: iOS)
+            let declined = try await publishable.post(
+                "/v1/setup_intents/\(second.id)/confirm", confirmForm(clientSecret: second.secret, number: "4000000000000002"), headers: iOS)
             #expect(declined.status == 402)
             #expect(declined.error?["decline_code"] == "generic_decline")
 
             // 3D Secure: completed on the page, the card is saved; failed, it is not.
             for completes in [true, false] {
                 let intent = try await newIntent()
-                let pending = try await publishable.post("/v1/setup_intents/\(intent.id)/confirm", confirmForm(clientSecret: intent.secret, number: "4000002760003184"), headers: iOS)
+                let pending = try await publishable.post(
+                    "/v1/setup_intents/\(intent.id)/confirm", confirmForm(clientSecret: intent.secret, number: "4000002760003184"), headers: iOS)
                 let url = try #require(pending.json["next_action"]?["redirect_to_url"]?["url"]?.stringValue)
                 let page = try await HTTPCall.send("POST", URL(string: url)!, body: "action=\(completes ? "complete" : "fail")")
                 #expect(page.status == 200)
@@ -71,7 +74,8 @@ struct CustomerSheetFlowTests {
             let removed = try await device.post("/v1/payment_methods/\(visa)/detach", headers: iOS)
             #expect(removed.status == 200)
             #expect(try await device.get("/v1/customers/\(customer)/selected_payment_option").json["option"] == .null)
-            #expect(try await device.get("/v1/payment_methods", query: "customer=\(customer)&type=card&limit=100").json["data"]?.arrayValue?.count == 1)
+            #expect(
+                try await device.get("/v1/payment_methods", query: "customer=\(customer)&type=card&limit=100").json["data"]?.arrayValue?.count == 1)
         }
     }
 }

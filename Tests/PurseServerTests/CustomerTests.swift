@@ -79,18 +79,19 @@ struct CustomerTests {
         }
     }
 
-    @Test(arguments: [
-        ("nope=1", "nope", "parameter_unknown"),
-        ("address[planet]=Mars", "address[planet]", "parameter_unknown"),
-        ("shipping[address][city]=X", "shipping[name]", "parameter_missing"),
-        ("email[x]=1", "email", nil),
-        ("address=Berlin", "address", nil),
-        ("metadata[\(String(repeating: "k", count: 41))]=v", "metadata[\(String(repeating: "k", count: 41))]", nil),
-        ("metadata[k]=\(String(repeating: "v", count: 501))", "metadata[k]", nil),
-        ("email=\(String(repeating: "e", count: 513))", "email", nil),
-        ("invoice_settings[default_payment_method]=pm_123", "invoice_settings[default_payment_method]", "resource_missing"),
-        ("preferred_locales[0][x]=1", "preferred_locales[0]", nil),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            ("nope=1", "nope", "parameter_unknown"),
+            ("address[planet]=Mars", "address[planet]", "parameter_unknown"),
+            ("shipping[address][city]=X", "shipping[name]", "parameter_missing"),
+            ("email[x]=1", "email", nil),
+            ("address=Berlin", "address", nil),
+            ("metadata[\(String(repeating: "k", count: 41))]=v", "metadata[\(String(repeating: "k", count: 41))]", nil),
+            ("metadata[k]=\(String(repeating: "v", count: 501))", "metadata[k]", nil),
+            ("email=\(String(repeating: "e", count: 513))", "email", nil),
+            ("invoice_settings[default_payment_method]=pm_123", "invoice_settings[default_payment_method]", "resource_missing"),
+            ("preferred_locales[0][x]=1", "preferred_locales[0]", nil),
+        ] as [(String, String, String?)])
     func badParametersAre400sNamingTheParameterAndChangeNothing(form: String, param: String, code: String?) async throws {
         try await LiveServer.with { server in
             let api = try await server.makeAccount().secret

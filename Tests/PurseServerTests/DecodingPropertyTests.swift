@@ -2,9 +2,10 @@ import Foundation
 import NIOCore
 import PurseCore
 import PurseModels
-@testable import PurseServer
 import TestSupport
 import Testing
+
+@testable import PurseServer
 
 // MARK: - Random parameter trees
 

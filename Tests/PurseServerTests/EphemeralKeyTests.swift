@@ -22,7 +22,8 @@ struct EphemeralKeyTests {
             let revoked = try await account.secret.delete("/v1/ephemeral_keys/\(created.json["id"]?.stringValue ?? "")")
             #expect(revoked.status == 200)
             #expect(revoked.json["secret"] == nil)
-            #expect(try await account.secret.post("/v1/ephemeral_keys", "customer=cus_nothing", headers: ["Stripe-Version": "2020-08-27"]).status == 400)
+            #expect(
+                try await account.secret.post("/v1/ephemeral_keys", "customer=cus_nothing", headers: ["Stripe-Version": "2020-08-27"]).status == 400)
             let secret = try #require(created.json["secret"]?.stringValue)
             let rows = try await server.pool.query("SELECT count(*) AS n FROM ephemeral_keys WHERE secret_hash::text LIKE '%' || \(secret) || '%'")
             #expect(try rows[0]["n", as: Int.self] == 0)
@@ -50,7 +51,8 @@ struct EphemeralKeyTests {
             #expect(try await device.get("/v1/events").status == 403)
 
             // What the sheet does with it.
-            let unattached = try #require(try await account.publishable.post("/v1/payment_methods", cardForm("5555555555554444", cvc: "012")).json["id"]?.stringValue)
+            let unattached = try #require(
+                try await account.publishable.post("/v1/payment_methods", cardForm("5555555555554444", cvc: "012")).json["id"]?.stringValue)
             #expect(try await device.post("/v1/payment_methods/\(unattached)/attach", "customer=\(alice)").status == 200)
             let list = try await device.get("/v1/payment_methods", query: "customer=\(alice)&type=card&limit=100")
             #expect(list.json["data"]?.arrayValue?.count == 1)

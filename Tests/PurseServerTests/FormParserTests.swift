@@ -1,6 +1,7 @@
 import PurseCore
-@testable import PurseServer
 import Testing
+
+@testable import PurseServer
 
 // MARK: - Helpers
 
@@ -47,7 +48,8 @@ struct FormParserEncodingTests {
     }
 
     @Test func stripePythonNestedHashesBooleansAndIntegers() throws {
-        let body = "metadata%5Border_id%5D=6735&address%5Bline1%5D=1+Main+St&address%5Bcity%5D=Berlin"
+        let body =
+            "metadata%5Border_id%5D=6735&address%5Bline1%5D=1+Main+St&address%5Bcity%5D=Berlin"
             + "&livemode=false&limit=3&confirm=true"
         let params = try parse(body)
         #expect(params.keys == ["metadata", "address", "livemode", "limit", "confirm"])
@@ -78,18 +80,22 @@ struct FormParserEncodingTests {
 
     @Test func indexedArraysOfHashes() throws {
         let params = try parse("items[0][price]=x&items[0][quantity]=2&items[1][price]=y")
-        #expect(params["items"] == hash([
-            "0": hash(["price": text("x"), "quantity": text("2")]),
-            "1": hash(["price": text("y")]),
-        ]))
+        #expect(
+            params["items"]
+                == hash([
+                    "0": hash(["price": text("x"), "quantity": text("2")]),
+                    "1": hash(["price": text("y")]),
+                ]))
     }
 
     @Test func rackArraysOfHashesStartANewElementOnARepeatedKey() throws {
         let params = try parse("items[][price]=x&items[][quantity]=2&items[][price]=y&items[][quantity]=3")
-        #expect(params["items"] == .array([
-            hash(["price": text("x"), "quantity": text("2")]),
-            hash(["price": text("y"), "quantity": text("3")]),
-        ]))
+        #expect(
+            params["items"]
+                == .array([
+                    hash(["price": text("x"), "quantity": text("2")]),
+                    hash(["price": text("y"), "quantity": text("3")]),
+                ]))
     }
 
     @Test func rackArraysOfHashesMergeDifferentNestedKeysIntoOneElement() throws {
@@ -97,12 +103,14 @@ struct FormParserEncodingTests {
         let params = try parse(
             "items[][price_data][currency]=usd&items[][price_data][unit_amount]=100&items[][quantity]=1"
         )
-        #expect(params["items"] == .array([
-            hash([
-                "price_data": hash(["currency": text("usd"), "unit_amount": text("100")]),
-                "quantity": text("1"),
-            ])
-        ]))
+        #expect(
+            params["items"]
+                == .array([
+                    hash([
+                        "price_data": hash(["currency": text("usd"), "unit_amount": text("100")]),
+                        "quantity": text("1"),
+                    ])
+                ]))
     }
 
     @Test func rackArraysInsideArraysOfHashesExtendTheLastElement() throws {
@@ -110,10 +118,12 @@ struct FormParserEncodingTests {
         let params = try parse(
             "items[][name]=a&items[][tags][]=x&items[][tags][]=y&items[][name]=b&items[][tags][]=z"
         )
-        #expect(params["items"] == .array([
-            hash(["name": text("a"), "tags": .array([text("x"), text("y")])]),
-            hash(["name": text("b"), "tags": .array([text("z")])]),
-        ]))
+        #expect(
+            params["items"]
+                == .array([
+                    hash(["name": text("a"), "tags": .array([text("x"), text("y")])]),
+                    hash(["name": text("b"), "tags": .array([text("z")])]),
+                ]))
     }
 
     @Test(arguments: ["name=Jenny+Rosen", "name=Jenny%20Rosen", "name=Jenny%20Rosen&"])

@@ -115,14 +115,15 @@ struct JSONReaderWriterTests {
         expectRefused(Array(json.utf8))
     }
 
-    @Test(arguments: [
-        [0x22, 0xFF, 0x22],
-        [0x22, 0xC3, 0x28, 0x22],  // a lead byte followed by a non-continuation byte
-        [0x22, 0xC0, 0x80, 0x22],  // an overlong NUL
-        [0x22, 0xED, 0xA0, 0x80, 0x22],  // a UTF-16 surrogate encoded as UTF-8
-        [0x22, 0xE2, 0x82, 0x22],  // truncated
-        [0xFF],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0x22, 0xFF, 0x22],
+            [0x22, 0xC3, 0x28, 0x22],  // a lead byte followed by a non-continuation byte
+            [0x22, 0xC0, 0x80, 0x22],  // an overlong NUL
+            [0x22, 0xED, 0xA0, 0x80, 0x22],  // a UTF-16 surrogate encoded as UTF-8
+            [0x22, 0xE2, 0x82, 0x22],  // truncated
+            [0xFF],
+        ] as [[UInt8]])
     func invalidUTF8IsRefused(bytes: [UInt8]) {
         expectRefused(bytes)
     }

@@ -1,8 +1,9 @@
 import Foundation
 import PurseModels
-@testable import PurseServer
 import TestSupport
 import Testing
+
+@testable import PurseServer
 
 @Suite("Metrics: GET /metrics over HTTP")
 struct MetricsTests {
@@ -334,12 +335,13 @@ struct Exposition {
         }
         guard rest.first == " " else { throw Invalid(description: "no value in \(line)") }
         let literal = rest.dropFirst()
-        let value: Double? = switch literal {
-        case "+Inf": .infinity
-        case "-Inf": -.infinity
-        case "NaN": .nan
-        default: Double(literal)
-        }
+        let value: Double? =
+            switch literal {
+            case "+Inf": .infinity
+            case "-Inf": -.infinity
+            case "NaN": .nan
+            default: Double(literal)
+            }
         guard let value else { throw Invalid(description: "bad value in \(line)") }
         return Sample(name: name, labels: labels, value: value)
     }

@@ -1,8 +1,9 @@
 import NIOCore
 import PurseCore
 import PurseModels
-@testable import PurseServer
 import Testing
+
+@testable import PurseServer
 
 // MARK: - Helpers
 
@@ -105,7 +106,8 @@ private struct WindowParameters: Decodable {
 @Suite("ParamDecoder: customer parameters as the SDKs send them")
 struct ParamDecoderCustomerTests {
     @Test func aStripePythonCreateBodyDecodesEveryField() throws {
-        let body = "email=jenny%40example.com&name=Jenny+Rosen&phone=%2B4930123"
+        let body =
+            "email=jenny%40example.com&name=Jenny+Rosen&phone=%2B4930123"
             + "&address%5Bline1%5D=1+Main+St&address%5Bcity%5D=Berlin&address%5Bpostal_code%5D=10115"
             + "&metadata%5Border_id%5D=6735&preferred_locales%5B0%5D=de&preferred_locales%5B1%5D=en"
             + "&invoice_settings%5Bdefault_payment_method%5D=pm_123"

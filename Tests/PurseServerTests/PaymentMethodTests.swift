@@ -66,13 +66,34 @@ struct PaymentMethodTests {
     }
 
     @Test(arguments: [
-        ("type=us_bank_account&us_bank_account[routing_number]=110000001&us_bank_account[account_number]=000123456789&us_bank_account[account_holder_type]=individual", "us_bank_account[routing_number]"),
-        ("type=us_bank_account&us_bank_account[routing_number]=11000000&us_bank_account[account_number]=000123456789&us_bank_account[account_holder_type]=individual", "us_bank_account[routing_number]"),
-        ("type=us_bank_account&us_bank_account[routing_number]=110000000&us_bank_account[account_number]=123&us_bank_account[account_holder_type]=individual", "us_bank_account[account_number]"),
-        ("type=us_bank_account&us_bank_account[routing_number]=110000000&us_bank_account[account_number]=123456789012345678&us_bank_account[account_holder_type]=individual", "us_bank_account[account_number]"),
-        ("type=us_bank_account&us_bank_account[routing_number]=110000000&us_bank_account[account_number]=00012345678x&us_bank_account[account_holder_type]=individual", "us_bank_account[account_number]"),
-        ("type=us_bank_account&us_bank_account[routing_number]=110000000&us_bank_account[account_number]=000123456789", "us_bank_account[account_holder_type]"),
-        ("type=us_bank_account&us_bank_account[routing_number]=110000000&us_bank_account[account_number]=000123456789&us_bank_account[account_holder_type]=robot", "us_bank_account[account_holder_type]"),
+        (
+            "type=us_bank_account&us_bank_account[routing_number]=110000001&us_bank_account[account_number]=000123456789&us_bank_account[account_holder_type]=individual",
+            "us_bank_account[routing_number]"
+        ),
+        (
+            "type=us_bank_account&us_bank_account[routing_number]=11000000&us_bank_account[account_number]=000123456789&us_bank_account[account_holder_type]=individual",
+            "us_bank_account[routing_number]"
+        ),
+        (
+            "type=us_bank_account&us_bank_account[routing_number]=110000000&us_bank_account[account_number]=123&us_bank_account[account_holder_type]=individual",
+            "us_bank_account[account_number]"
+        ),
+        (
+            "type=us_bank_account&us_bank_account[routing_number]=110000000&us_bank_account[account_number]=123456789012345678&us_bank_account[account_holder_type]=individual",
+            "us_bank_account[account_number]"
+        ),
+        (
+            "type=us_bank_account&us_bank_account[routing_number]=110000000&us_bank_account[account_number]=00012345678x&us_bank_account[account_holder_type]=individual",
+            "us_bank_account[account_number]"
+        ),
+        (
+            "type=us_bank_account&us_bank_account[routing_number]=110000000&us_bank_account[account_number]=000123456789",
+            "us_bank_account[account_holder_type]"
+        ),
+        (
+            "type=us_bank_account&us_bank_account[routing_number]=110000000&us_bank_account[account_number]=000123456789&us_bank_account[account_holder_type]=robot",
+            "us_bank_account[account_holder_type]"
+        ),
         ("type=sepa_debit&sepa_debit[iban]=DE89370400440532013001", "sepa_debit[iban]"),
         ("type=sepa_debit&sepa_debit[iban]=DE8937040044053201300", "sepa_debit[iban]"),
         ("type=sepa_debit&sepa_debit[iban]=XX89370400440532013000", "sepa_debit[iban]"),
@@ -103,9 +124,20 @@ struct PaymentMethodTests {
             #expect(card["last4"]?.stringValue == String(number.suffix(4)))
             #expect(card["funding"]?.stringValue == funding)
             #expect(card["country"]?.stringValue == country)
-            let expectedBrand = number.hasPrefix("4") ? "visa" : number.hasPrefix("37") ? "amex" : number.hasPrefix("6011") ? "discover"
-                : number.hasPrefix("3566") ? "jcb" : number.hasPrefix("62") ? "unionpay" : number.hasPrefix("30") || number.hasPrefix("36") ? "diners"
-                : "mastercard"
+            let expectedBrand =
+                number.hasPrefix("4")
+                ? "visa"
+                : number.hasPrefix("37")
+                    ? "amex"
+                    : number.hasPrefix("6011")
+                        ? "discover"
+                        : number.hasPrefix("3566")
+                            ? "jcb"
+                            : number.hasPrefix("62")
+                                ? "unionpay"
+                                : number.hasPrefix("30") || number.hasPrefix("36")
+                                    ? "diners"
+                                    : "mastercard"
             #expect(card["brand"]?.stringValue == expectedBrand)
             #expect(card["fingerprint"]?.stringValue?.count == 16)
             #expect(call.json["us_bank_account"] == nil && call.json["sepa_debit"] == nil)
@@ -166,7 +198,8 @@ struct PaymentMethodTests {
             for token in ["pm_card_visa", "pm_card_mastercard", "pm_card_amex"] {
                 cards.append(try #require(try await api.post("/v1/payment_methods/\(token)/attach", "customer=\(customer)").json["id"]?.stringValue))
             }
-            let sepa = try #require(try await api.post("/v1/payment_methods", "type=sepa_debit&sepa_debit[iban]=DE89370400440532013000").json["id"]?.stringValue)
+            let sepa = try #require(
+                try await api.post("/v1/payment_methods", "type=sepa_debit&sepa_debit[iban]=DE89370400440532013000").json["id"]?.stringValue)
             _ = try await api.post("/v1/payment_methods/\(sepa)/attach", "customer=\(customer)")
             _ = try await api.post("/v1/payment_methods/\(cards[0])", "allow_redisplay=always")
 

@@ -1,8 +1,9 @@
 import Foundation
 import PurseModels
-@testable import PurseServer
 import TestSupport
 import Testing
+
+@testable import PurseServer
 
 @Suite("Per-key rate limits")
 struct RateLimitTests {

@@ -37,7 +37,10 @@ struct RequestErrorTests {
         }
     }
 
-    @Test(arguments: ["[1, 2]", "{\"a\": ", "{\"name\": \"\\ud800\"}", "{\"expand\": {}}", String(repeating: "{\"a\":", count: 100) + "1" + String(repeating: "}", count: 100)])
+    @Test(arguments: [
+        "[1, 2]", "{\"a\": ", "{\"name\": \"\\ud800\"}", "{\"expand\": {}}",
+        String(repeating: "{\"a\":", count: 100) + "1" + String(repeating: "}", count: 100),
+    ])
     func malformedJSONIs400(body: String) async throws {
         try await LiveServer.with { server in
             let api = try await server.makeAccount().secret

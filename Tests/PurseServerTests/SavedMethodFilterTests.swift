@@ -19,10 +19,16 @@ struct FilterWorld {
         let api = account.secret
         let customer = try await api.post("/v1/customers").json["id"]?.stringValue ?? ""
         var methods: [String: String] = [:]
-        for (name, token) in [("credit", "pm_card_visa"), ("debit", "pm_card_visa_debit"), ("prepaid", "pm_card_mastercard_prepaid"), ("jcb", "pm_card_jcb")] {
+        for (name, token) in [
+            ("credit", "pm_card_visa"), ("debit", "pm_card_visa_debit"), ("prepaid", "pm_card_mastercard_prepaid"), ("jcb", "pm_card_jcb"),
+        ] {
             methods[name] = try await api.post("/v1/payment_methods/\(token)/attach", "customer=\(customer)").json["id"]?.stringValue
         }
-        let sepa = try await api.post("/v1/payment_methods", "type=sepa_debit&sepa_debit[iban]=DE89370400440532013000&billing_details[name]=J&billing_details[email]=j%40x.io").json["id"]?.stringValue ?? ""
+        let sepa =
+            try await api.post(
+                "/v1/payment_methods",
+                "type=sepa_debit&sepa_debit[iban]=DE89370400440532013000&billing_details[name]=J&billing_details[email]=j%40x.io"
+            ).json["id"]?.stringValue ?? ""
         _ = try await api.post("/v1/payment_methods/\(sepa)/attach", "customer=\(customer)")
         methods["sepa"] = sepa
         let expired = try await api.post("/v1/payment_methods/pm_card_visa/attach", "customer=\(customer)").json["id"]?.stringValue ?? ""
@@ -67,17 +73,24 @@ struct FilterWorld {
 struct SavedMethodFilterTests {
     static let all: Set<String> = ["credit", "debit", "prepaid", "jcb", "sepa", "expired"]
 
-    @Test(arguments: [
-        ("", all),
-        ("saved_payment_method_filter[card][funding][]=debit", ["debit", "sepa"]),
-        ("saved_payment_method_filter[card][funding][]=credit&saved_payment_method_filter[card][funding][]=prepaid", ["credit", "prepaid", "jcb", "sepa", "expired"]),
-        ("saved_payment_method_filter[card][brands][]=mastercard", ["prepaid", "sepa"]),
-        ("saved_payment_method_filter[hide_expired]=true", all.subtracting(["expired"])),
-        ("saved_payment_method_filter[allow_redisplay][]=always", ["credit"]),
-        ("saved_payment_method_filter[countries][]=US", ["credit", "debit", "prepaid", "expired"]),
-        ("saved_payment_method_filter[countries][]=DE&saved_payment_method_filter[countries][]=JP", ["jcb", "sepa"]),
-        ("saved_payment_method_filter[card][brands][]=visa&saved_payment_method_filter[hide_expired]=true&saved_payment_method_filter[countries][]=US", ["credit", "debit"]),
-    ] as [(String, Set<String>)])
+    @Test(
+        arguments: [
+            ("", all),
+            ("saved_payment_method_filter[card][funding][]=debit", ["debit", "sepa"]),
+            (
+                "saved_payment_method_filter[card][funding][]=credit&saved_payment_method_filter[card][funding][]=prepaid",
+                ["credit", "prepaid", "jcb", "sepa", "expired"]
+            ),
+            ("saved_payment_method_filter[card][brands][]=mastercard", ["prepaid", "sepa"]),
+            ("saved_payment_method_filter[hide_expired]=true", all.subtracting(["expired"])),
+            ("saved_payment_method_filter[allow_redisplay][]=always", ["credit"]),
+            ("saved_payment_method_filter[countries][]=US", ["credit", "debit", "prepaid", "expired"]),
+            ("saved_payment_method_filter[countries][]=DE&saved_payment_method_filter[countries][]=JP", ["jcb", "sepa"]),
+            (
+                "saved_payment_method_filter[card][brands][]=visa&saved_payment_method_filter[hide_expired]=true&saved_payment_method_filter[countries][]=US",
+                ["credit", "debit"]
+            ),
+        ] as [(String, Set<String>)])
     func eachFilterAloneAndCombined(filter: String, expected: Set<String>) async throws {
         try await LiveServer.with { server in
             let world = try await FilterWorld.make(server)
@@ -112,10 +125,12 @@ struct SavedMethodFilterTests {
             _ = try await world.visible(with: "saved_payment_method_filter[card][funding][]=debit")
             let session = try await world.account.customerSession(
                 for: world.customer,
-                features: "&components[customer_sheet][features][payment_method_allow_redisplay_filters][0]=always&components[customer_sheet][features][payment_method_allow_redisplay_filters][1]=unspecified"
+                features:
+                    "&components[customer_sheet][features][payment_method_allow_redisplay_filters][0]=always&components[customer_sheet][features][payment_method_allow_redisplay_filters][1]=unspecified"
             )
             let elements = try await world.account.publishable.get(
-                "/v1/elements/sessions", query: "type=deferred_intent&deferred_intent[mode]=setup&customer_session_client_secret=\(session.clientSecret)"
+                "/v1/elements/sessions",
+                query: "type=deferred_intent&deferred_intent[mode]=setup&customer_session_client_secret=\(session.clientSecret)"
             )
             let ids = Set(elements.json["customer"]?["payment_methods"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [])
             #expect(ids == [world.methods["debit"]!, world.methods["sepa"]!])
@@ -143,11 +158,16 @@ struct SavedMethodFilterTests {
                 #expect(try await account.secret.post("/v1/customer_sheet_settings/default", form).status == 200)
                 let elements = try await account.publishable.get(
                     "/v1/elements/sessions",
-                    query: "type=deferred_intent&deferred_intent[mode]=setup&deferred_intent[payment_method_types][0]=card&deferred_intent[payment_method_types][1]=sepa_debit&deferred_intent[payment_method_types][2]=us_bank_account"
+                    query:
+                        "type=deferred_intent&deferred_intent[mode]=setup&deferred_intent[payment_method_types][0]=card&deferred_intent[payment_method_types][1]=sepa_debit&deferred_intent[payment_method_types][2]=us_bank_account"
                 )
                 #expect(elements.json["payment_method_preference"]?["ordered_payment_method_types"] == ["card", "sepa_debit", "us_bank_account"])
                 #expect(try await account.publishable.post("/v1/payment_methods", "type=card&card[token]=tok_amex").status == 200)
-                #expect(try await account.publishable.post("/v1/payment_methods", "type=sepa_debit&sepa_debit[iban]=FR1420041010050500013M02606&billing_details[name]=J&billing_details[email]=j%40x.io").status == 200)
+                #expect(
+                    try await account.publishable.post(
+                        "/v1/payment_methods",
+                        "type=sepa_debit&sepa_debit[iban]=FR1420041010050500013M02606&billing_details[name]=J&billing_details[email]=j%40x.io"
+                    ).status == 200)
             }
         }
     }

@@ -27,7 +27,8 @@ struct SetupIntentTests {
             #expect(secret.hasPrefix("\(id)_secret_"))
             #expect(secret.split(separator: "_").count == 4, "no _ inside the id or the random part")
 
-            let confirmed = try await account.publishable.post("/v1/setup_intents/\(id)/confirm", confirmForm(clientSecret: secret, number: "4242424242424242"))
+            let confirmed = try await account.publishable.post(
+                "/v1/setup_intents/\(id)/confirm", confirmForm(clientSecret: secret, number: "4242424242424242"))
             #expect(confirmed.status == 200, "\(confirmed.json)")
             #expect(confirmed.json["status"] == "succeeded")
             #expect(confirmed.json["payment_method"]?["card"]?["last4"] == "4242", "expand[0]=payment_method")
@@ -71,7 +72,8 @@ struct SetupIntentTests {
             let right = try await account.publishable.get("/v1/setup_intents/\(id)", query: "client_secret=\(ownSecret)")
             #expect(right.status == 200)
             #expect(Set(right.json.objectValue?.keys ?? []) == SetupIntent.publishableFields)
-            let confirm = try await account.publishable.post("/v1/setup_intents/\(id)/confirm", confirmForm(clientSecret: otherSecret, number: "4242424242424242"))
+            let confirm = try await account.publishable.post(
+                "/v1/setup_intents/\(id)/confirm", confirmForm(clientSecret: otherSecret, number: "4242424242424242"))
             #expect(confirm.status == 400)
             #expect(try await account.secret.get("/v1/setup_intents/\(id)").json["status"] == "requires_payment_method")
             let other = try await server.makeAccount()
@@ -108,7 +110,8 @@ struct SetupIntentTests {
             #expect(try await account.secret.get("/v1/customers/\(customer)/payment_methods").json["data"] == [])
             #expect(try await account.secret.get("/v1/events", query: "type=setup_intent.setup_failed").json["data"]?.arrayValue?.count == 1)
             // A good card afterwards succeeds and clears the error.
-            let good = try await account.publishable.post("/v1/setup_intents/\(id)/confirm", confirmForm(clientSecret: secret, number: "4242424242424242"))
+            let good = try await account.publishable.post(
+                "/v1/setup_intents/\(id)/confirm", confirmForm(clientSecret: secret, number: "4242424242424242"))
             #expect(good.json["status"] == "succeeded")
             #expect(good.json["last_setup_error"] == .null)
         }
@@ -120,7 +123,8 @@ struct SetupIntentTests {
             let intent = try await account.secret.post("/v1/setup_intents")
             let id = try #require(intent.json["id"]?.stringValue)
             let call = try await account.publishable.post(
-                "/v1/setup_intents/\(id)/confirm", confirmForm(clientSecret: intent.json["client_secret"]?.stringValue ?? "", number: "4242424242424241")
+                "/v1/setup_intents/\(id)/confirm",
+                confirmForm(clientSecret: intent.json["client_secret"]?.stringValue ?? "", number: "4242424242424241")
             )
             #expect(call.status == 402)
             #expect(call.error?["code"] == "incorrect_number")
@@ -138,7 +142,8 @@ struct SetupIntentTests {
             let intent = try await account.secret.post("/v1/setup_intents", "customer=\(customer)&return_url=myapp%3A%2F%2Fdone")
             let id = try #require(intent.json["id"]?.stringValue)
             let secret = try #require(intent.json["client_secret"]?.stringValue)
-            let confirmed = try await account.publishable.post("/v1/setup_intents/\(id)/confirm", confirmForm(clientSecret: secret, number: "4000002500003155"))
+            let confirmed = try await account.publishable.post(
+                "/v1/setup_intents/\(id)/confirm", confirmForm(clientSecret: secret, number: "4000002500003155"))
             #expect(confirmed.json["status"] == "requires_action")
             #expect(confirmed.json["next_action"]?["type"] == "redirect_to_url")
             #expect(confirmed.json["next_action"]?["redirect_to_url"]?["return_url"] == "myapp://done")
@@ -186,20 +191,25 @@ struct SetupIntentTests {
         try await LiveServer.with { server in
             let api = try await server.makeAccount().secret
             let customer = try #require(try await api.post("/v1/customers").json["id"]?.stringValue)
-            let mandate = "&mandate_data[customer_acceptance][type]=online&mandate_data[customer_acceptance][online][ip_address]=127.0.0.1&mandate_data[customer_acceptance][online][user_agent]=curl"
-            let bank = "payment_method_data[type]=us_bank_account&payment_method_data[us_bank_account][routing_number]=110000000&payment_method_data[us_bank_account][account_holder_type]=individual&payment_method_data[billing_details][name]=Jenny"
+            let mandate =
+                "&mandate_data[customer_acceptance][type]=online&mandate_data[customer_acceptance][online][ip_address]=127.0.0.1&mandate_data[customer_acceptance][online][user_agent]=curl"
+            let bank =
+                "payment_method_data[type]=us_bank_account&payment_method_data[us_bank_account][routing_number]=110000000&payment_method_data[us_bank_account][account_holder_type]=individual&payment_method_data[billing_details][name]=Jenny"
             let types = "customer=\(customer)&payment_method_types[]=us_bank_account&payment_method_types[]=sepa_debit"
 
             let good = try #require(try await api.post("/v1/setup_intents", types).json["id"]?.stringValue)
-            let noMandate = try await api.post("/v1/setup_intents/\(good)/confirm", bank + "&payment_method_data[us_bank_account][account_number]=000123456789")
+            let noMandate = try await api.post(
+                "/v1/setup_intents/\(good)/confirm", bank + "&payment_method_data[us_bank_account][account_number]=000123456789")
             #expect(noMandate.status == 400)
             #expect(noMandate.error?["param"] == "mandate_data")
-            let succeeded = try await api.post("/v1/setup_intents/\(good)/confirm", bank + "&payment_method_data[us_bank_account][account_number]=000123456789" + mandate)
+            let succeeded = try await api.post(
+                "/v1/setup_intents/\(good)/confirm", bank + "&payment_method_data[us_bank_account][account_number]=000123456789" + mandate)
             #expect(succeeded.json["status"] == "succeeded", "\(succeeded.json)")
             #expect(succeeded.json["mandate"]?.stringValue?.hasPrefix("mandate_") == true)
 
             let closed = try #require(try await api.post("/v1/setup_intents", types).json["id"]?.stringValue)
-            let refused = try await api.post("/v1/setup_intents/\(closed)/confirm", bank + "&payment_method_data[us_bank_account][account_number]=000111111113" + mandate)
+            let refused = try await api.post(
+                "/v1/setup_intents/\(closed)/confirm", bank + "&payment_method_data[us_bank_account][account_number]=000111111113" + mandate)
             #expect(refused.status == 400)
             #expect(refused.error?["code"] == "bank_account_unusable")
             #expect(try await api.get("/v1/setup_intents/\(closed)").json["status"] == "requires_payment_method")
@@ -207,7 +217,8 @@ struct SetupIntentTests {
 
             let sepa = try #require(try await api.post("/v1/setup_intents", types).json["id"]?.stringValue)
             let offline = "&mandate_data[customer_acceptance][type]=offline"
-            let iban = "payment_method_data[type]=sepa_debit&payment_method_data[sepa_debit][iban]=DE89370400440532013000&payment_method_data[billing_details][name]=J&payment_method_data[billing_details][email]=j%40x.io"
+            let iban =
+                "payment_method_data[type]=sepa_debit&payment_method_data[sepa_debit][iban]=DE89370400440532013000&payment_method_data[billing_details][name]=J&payment_method_data[billing_details][email]=j%40x.io"
             #expect(try await api.post("/v1/setup_intents/\(sepa)/confirm", iban + offline).json["status"] == "succeeded")
             let failing = try #require(try await api.post("/v1/setup_intents", types).json["id"]?.stringValue)
             let failingIBAN = iban.replacingOccurrences(of: "DE89370400440532013000", with: "DE62370400440532013001")
@@ -244,7 +255,8 @@ struct SetupIntentTests {
             #expect(confirmedAtOnce.json["status"] == "succeeded")
             let list = try await api.get("/v1/setup_intents", query: "customer=\(customer)")
             #expect(list.json["data"]?.arrayValue?.count == 2)
-            let expanded = try await api.get("/v1/setup_intents/\(confirmedAtOnce.json["id"]?.stringValue ?? "")", query: "expand[]=customer&expand[]=payment_method")
+            let expanded = try await api.get(
+                "/v1/setup_intents/\(confirmedAtOnce.json["id"]?.stringValue ?? "")", query: "expand[]=customer&expand[]=payment_method")
             #expect(expanded.json["customer"]?["id"]?.stringValue == customer)
             #expect(expanded.json["payment_method"]?["card"]?["brand"] == "mastercard")
         }
@@ -266,11 +278,13 @@ struct SetupIntentTests {
     @Test func elementsSessionsForAnIntentAndDeferred() async throws {
         try await LiveServer.with { server in
             let account = try await server.makeAccount()
-            let intent = try await account.secret.post("/v1/setup_intents", "payment_method_types[]=card&payment_method_types[]=sepa_debit&payment_method=pm_card_visa")
+            let intent = try await account.secret.post(
+                "/v1/setup_intents", "payment_method_types[]=card&payment_method_types[]=sepa_debit&payment_method=pm_card_visa")
             let secret = try #require(intent.json["client_secret"]?.stringValue)
             let session = try await account.publishable.get(
                 "/v1/elements/sessions",
-                query: "type=setup_intent&client_secret=\(secret)&expand[0]=payment_method_preference.setup_intent.payment_method&locale=en-US&mobile_app_id=com.example"
+                query:
+                    "type=setup_intent&client_secret=\(secret)&expand[0]=payment_method_preference.setup_intent.payment_method&locale=en-US&mobile_app_id=com.example"
             )
             #expect(session.status == 200, "\(session.json)")
             #expect(session.json["session_id"]?.stringValue?.isEmpty == false)
@@ -282,13 +296,16 @@ struct SetupIntentTests {
 
             let deferred = try await account.publishable.get(
                 "/v1/elements/sessions",
-                query: "type=deferred_intent&deferred_intent[mode]=setup&deferred_intent[payment_method_types][0]=card&deferred_intent[payment_method_types][1]=us_bank_account&deferred_intent[payment_method_types][2]=cashapp&external_payment_methods[0]=external_paypal&client_default_payment_method=pm_x"
+                query:
+                    "type=deferred_intent&deferred_intent[mode]=setup&deferred_intent[payment_method_types][0]=card&deferred_intent[payment_method_types][1]=us_bank_account&deferred_intent[payment_method_types][2]=cashapp&external_payment_methods[0]=external_paypal&client_default_payment_method=pm_x"
             )
             #expect(deferred.json["payment_method_preference"]?["ordered_payment_method_types"] == ["card", "us_bank_account"])
             #expect(deferred.json["unactivated_payment_method_types"] == ["cashapp"])
             #expect(try await account.publishable.get("/v1/elements/sessions", query: "type=deferred_intent").status == 400)
             #expect(try await account.publishable.get("/v1/elements/sessions", query: "type=setup_intent&client_secret=nope").status == 400)
-            #expect(try await account.publishable.get("/v1/elements/sessions", query: "type=deferred_intent&deferred_intent[mode]=setup&surprise=1").status == 400)
+            #expect(
+                try await account.publishable.get("/v1/elements/sessions", query: "type=deferred_intent&deferred_intent[mode]=setup&surprise=1")
+                    .status == 400)
         }
     }
 }

@@ -10,30 +10,41 @@ struct SheetSettingsBindingTests {
         try await LiveServer.with { server in
             let account = try await server.makeAccount()
             let api = account.secret
-            let cardsOnly = try #require(try await api.post("/v1/customer_sheet_settings", "name=Cards&payment_method_types[]=card").json["id"]?.stringValue)
+            let cardsOnly = try #require(
+                try await api.post("/v1/customer_sheet_settings", "name=Cards&payment_method_types[]=card").json["id"]?.stringValue)
             let customer = try #require(try await api.post("/v1/customers").json["id"]?.stringValue)
-            let sepa = "payment_method_data[type]=sepa_debit&payment_method_data[sepa_debit][iban]=DE89370400440532013000&payment_method_data[billing_details][name]=J&payment_method_data[billing_details][email]=j%40x.io&mandate_data[customer_acceptance][type]=online&mandate_data[customer_acceptance][online][infer_from_client]=true"
+            let sepa =
+                "payment_method_data[type]=sepa_debit&payment_method_data[sepa_debit][iban]=DE89370400440532013000&payment_method_data[billing_details][name]=J&payment_method_data[billing_details][email]=j%40x.io&mandate_data[customer_acceptance][type]=online&mandate_data[customer_acceptance][online][infer_from_client]=true"
             let types = "payment_method_types[]=card&payment_method_types[]=sepa_debit"
 
             // An intent naming the settings: its confirmation may add cards only.
             let bound = try await api.post("/v1/setup_intents", "customer=\(customer)&\(types)&customer_sheet_settings=\(cardsOnly)")
             #expect(bound.json["customer_sheet_settings"]?.stringValue == cardsOnly)
             let refused = try await account.publishable.post(
-                "/v1/setup_intents/\(bound.json["id"]?.stringValue ?? "")/confirm", "client_secret=\(bound.json["client_secret"]?.stringValue ?? "")&\(sepa)"
+                "/v1/setup_intents/\(bound.json["id"]?.stringValue ?? "")/confirm",
+                "client_secret=\(bound.json["client_secret"]?.stringValue ?? "")&\(sepa)"
             )
             #expect(refused.status == 400)
             #expect(refused.error?["param"] == "payment_method_data[type]")
             // An intent without: the account default, which allows SEPA.
             let plain = try await api.post("/v1/setup_intents", "customer=\(customer)&\(types)")
             let allowed = try await account.publishable.post(
-                "/v1/setup_intents/\(plain.json["id"]?.stringValue ?? "")/confirm", "client_secret=\(plain.json["client_secret"]?.stringValue ?? "")&\(sepa)"
+                "/v1/setup_intents/\(plain.json["id"]?.stringValue ?? "")/confirm",
+                "client_secret=\(plain.json["client_secret"]?.stringValue ?? "")&\(sepa)"
             )
             #expect(allowed.json["status"] == "succeeded", "\(allowed.json)")
             // The secret key is never restricted, even on the bound intent.
-            #expect(try await api.post("/v1/setup_intents/\(bound.json["id"]?.stringValue ?? "")/confirm", sepa.replacingOccurrences(of: "[online][infer_from_client]=true", with: "[online][ip_address]=127.0.0.1&mandate_data[customer_acceptance][online][user_agent]=curl")).json["status"] == "succeeded")
+            #expect(
+                try await api.post(
+                    "/v1/setup_intents/\(bound.json["id"]?.stringValue ?? "")/confirm",
+                    sepa.replacingOccurrences(
+                        of: "[online][infer_from_client]=true",
+                        with: "[online][ip_address]=127.0.0.1&mandate_data[customer_acceptance][online][user_agent]=curl")
+                ).json["status"] == "succeeded")
 
             // A key and a session created with settings see them as current; an unbound key sees the default.
-            let key = try await api.post("/v1/ephemeral_keys", "customer=\(customer)&customer_sheet_settings=\(cardsOnly)", headers: ["Stripe-Version": "2020-08-27"])
+            let key = try await api.post(
+                "/v1/ephemeral_keys", "customer=\(customer)&customer_sheet_settings=\(cardsOnly)", headers: ["Stripe-Version": "2020-08-27"])
             let device = account.client(key: try #require(key.json["secret"]?.stringValue))
             #expect(try await device.get("/v1/customer_sheet_settings/current").json["id"]?.stringValue == cardsOnly)
             let unbound = account.client(key: try await account.ephemeralKey(for: customer).secret)
@@ -43,10 +54,13 @@ struct SheetSettingsBindingTests {
             )
             let elements = try await account.publishable.get(
                 "/v1/elements/sessions",
-                query: "type=deferred_intent&deferred_intent[mode]=setup&customer_session_client_secret=\(session.json["client_secret"]?.stringValue ?? "")"
+                query:
+                    "type=deferred_intent&deferred_intent[mode]=setup&customer_session_client_secret=\(session.json["client_secret"]?.stringValue ?? "")"
             )
             #expect(elements.json["customer_sheet_settings"]?["id"]?.stringValue == cardsOnly)
-            #expect(try await account.publishable.get("/v1/elements/sessions", query: "type=deferred_intent&deferred_intent[mode]=setup").json["customer_sheet_settings"]?["is_default"] == true)
+            #expect(
+                try await account.publishable.get("/v1/elements/sessions", query: "type=deferred_intent&deferred_intent[mode]=setup").json[
+                    "customer_sheet_settings"]?["is_default"] == true)
             #expect(try await api.post("/v1/setup_intents", "customer_sheet_settings=css_nothing").error?["param"] == "customer_sheet_settings")
             #expect(try await device.get("/v1/customer_sheet_settings/default").status == 403)
 
@@ -67,14 +81,16 @@ struct SheetSettingsBindingTests {
 
             func save(expYear: Int) async throws -> String {
                 let created = try await account.publishable.post("/v1/payment_methods", cardForm("4242424242424242", year: expYear, cvc: "012"))
-                return try await device.post("/v1/payment_methods/\(created.json["id"]?.stringValue ?? "")/attach", "customer=\(customer)").json["id"]?.stringValue ?? ""
+                return try await device.post("/v1/payment_methods/\(created.json["id"]?.stringValue ?? "")/attach", "customer=\(customer)").json[
+                    "id"]?.stringValue ?? ""
             }
             let first = try await save(expYear: year + 3)
             let same = try await save(expYear: year + 3)
             #expect(same == first, "the same card and expiry: the saved method comes back")
             let renewed = try await save(expYear: year + 6)
             #expect(renewed == first)
-            #expect(try await api.get("/v1/payment_methods/\(first)").json["card"]?["exp_year"] == .int(year + 6), "a new expiry updates the saved one")
+            #expect(
+                try await api.get("/v1/payment_methods/\(first)").json["card"]?["exp_year"] == .int(year + 6), "a new expiry updates the saved one")
             #expect(try await api.get("/v1/customers/\(customer)/payment_methods").json["data"]?.arrayValue?.count == 1)
 
             // Through a setup intent confirmed by the app, too.

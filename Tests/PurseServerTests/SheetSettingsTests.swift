@@ -14,13 +14,15 @@ struct SheetSettingsResourceTests {
             #expect(settings.json["object"] == "customer_sheet_settings")
             #expect(settings.json["is_default"] == true)
             #expect(settings.json["payment_method_types"] == ["card", "us_bank_account", "sepa_debit"])
-            #expect(settings.json["billing_details_collection"] == [
-                "name": "automatic", "email": "automatic", "phone": "automatic", "address": "automatic",
-                "attach_defaults_to_payment_method": false,
-            ])
-            #expect(settings.json["saved_payment_method_filter"] == [
-                "card": ["funding": [], "brands": []], "hide_expired": false, "allow_redisplay": [], "countries": [],
-            ])
+            #expect(
+                settings.json["billing_details_collection"] == [
+                    "name": "automatic", "email": "automatic", "phone": "automatic", "address": "automatic",
+                    "attach_defaults_to_payment_method": false,
+                ])
+            #expect(
+                settings.json["saved_payment_method_filter"] == [
+                    "card": ["funding": [], "brands": []], "hide_expired": false, "allow_redisplay": [], "countries": [],
+                ])
             #expect(settings.json["duplicate_cards"] == "allow")
             let id = try #require(settings.json["id"]?.stringValue)
             #expect(id.hasPrefix("css_"))
@@ -95,7 +97,8 @@ struct RuleCase: Sendable, CustomStringConvertible {
 
     var description: String { "\(settings) | \(type) | \(billing)" }
 
-    static let bank = "&us_bank_account[routing_number]=110000000&us_bank_account[account_number]=000123456789&us_bank_account[account_holder_type]=individual"
+    static let bank =
+        "&us_bank_account[routing_number]=110000000&us_bank_account[account_number]=000123456789&us_bank_account[account_holder_type]=individual"
     static let sepa = "&sepa_debit[iban]=DE89370400440532013000"
     static let card = "&card[token]=tok_visa"
 
@@ -112,30 +115,73 @@ struct RuleCase: Sendable, CustomStringConvertible {
 struct SheetRulesTests {
     static let cases: [RuleCase] = [
         // always
-        RuleCase(settings: "billing_details_collection[name]=always", type: "card", billing: "", refusedParam: "billing_details[name]", expectedName: nil),
-        RuleCase(settings: "billing_details_collection[name]=always", type: "card", billing: "&billing_details[name]=Jo", refusedParam: nil, expectedName: "Jo"),
-        RuleCase(settings: "billing_details_collection[name]=always&billing_details_collection[attach_defaults_to_payment_method]=true&default_billing_details[name]=Dee", type: "card", billing: "", refusedParam: nil, expectedName: "Dee"),
-        RuleCase(settings: "billing_details_collection[email]=always", type: "us_bank_account", billing: "&billing_details[name]=Jo", refusedParam: "billing_details[email]", expectedName: nil),
-        RuleCase(settings: "billing_details_collection[phone]=always", type: "sepa_debit", billing: "&billing_details[name]=Jo&billing_details[email]=j%40x.io", refusedParam: "billing_details[phone]", expectedName: nil),
+        RuleCase(
+            settings: "billing_details_collection[name]=always", type: "card", billing: "", refusedParam: "billing_details[name]", expectedName: nil),
+        RuleCase(
+            settings: "billing_details_collection[name]=always", type: "card", billing: "&billing_details[name]=Jo", refusedParam: nil,
+            expectedName: "Jo"),
+        RuleCase(
+            settings:
+                "billing_details_collection[name]=always&billing_details_collection[attach_defaults_to_payment_method]=true&default_billing_details[name]=Dee",
+            type: "card", billing: "", refusedParam: nil, expectedName: "Dee"),
+        RuleCase(
+            settings: "billing_details_collection[email]=always", type: "us_bank_account", billing: "&billing_details[name]=Jo",
+            refusedParam: "billing_details[email]", expectedName: nil),
+        RuleCase(
+            settings: "billing_details_collection[phone]=always", type: "sepa_debit",
+            billing: "&billing_details[name]=Jo&billing_details[email]=j%40x.io", refusedParam: "billing_details[phone]", expectedName: nil),
         // never: the default, as stock SDKs send it, is accepted; anything else is not
-        RuleCase(settings: "billing_details_collection[name]=never&default_billing_details[name]=Dee", type: "card", billing: "&billing_details[name]=Dee", refusedParam: nil, expectedName: "Dee"),
-        RuleCase(settings: "billing_details_collection[name]=never&default_billing_details[name]=Dee", type: "card", billing: "&billing_details[name]=Other", refusedParam: "billing_details[name]", expectedName: nil),
-        RuleCase(settings: "billing_details_collection[name]=never&default_billing_details[name]=Dee", type: "card", billing: "", refusedParam: nil, expectedName: nil),
-        RuleCase(settings: "billing_details_collection[name]=never&default_billing_details[name]=Dee&billing_details_collection[attach_defaults_to_payment_method]=true", type: "card", billing: "", refusedParam: nil, expectedName: "Dee"),
-        RuleCase(settings: "billing_details_collection[email]=never", type: "card", billing: "&billing_details[email]=x%40y.z", refusedParam: "billing_details[email]", expectedName: nil),
+        RuleCase(
+            settings: "billing_details_collection[name]=never&default_billing_details[name]=Dee", type: "card", billing: "&billing_details[name]=Dee",
+            refusedParam: nil, expectedName: "Dee"),
+        RuleCase(
+            settings: "billing_details_collection[name]=never&default_billing_details[name]=Dee", type: "card",
+            billing: "&billing_details[name]=Other", refusedParam: "billing_details[name]", expectedName: nil),
+        RuleCase(
+            settings: "billing_details_collection[name]=never&default_billing_details[name]=Dee", type: "card", billing: "", refusedParam: nil,
+            expectedName: nil),
+        RuleCase(
+            settings:
+                "billing_details_collection[name]=never&default_billing_details[name]=Dee&billing_details_collection[attach_defaults_to_payment_method]=true",
+            type: "card", billing: "", refusedParam: nil, expectedName: "Dee"),
+        RuleCase(
+            settings: "billing_details_collection[email]=never", type: "card", billing: "&billing_details[email]=x%40y.z",
+            refusedParam: "billing_details[email]", expectedName: nil),
         // automatic: only what the type needs
         RuleCase(settings: "billing_details_collection[name]=automatic", type: "card", billing: "", refusedParam: nil, expectedName: nil),
-        RuleCase(settings: "billing_details_collection[name]=automatic", type: "us_bank_account", billing: "", refusedParam: "billing_details[name]", expectedName: nil),
-        RuleCase(settings: "billing_details_collection[name]=automatic", type: "sepa_debit", billing: "&billing_details[email]=j%40x.io", refusedParam: "billing_details[name]", expectedName: nil),
-        RuleCase(settings: "billing_details_collection[email]=automatic", type: "sepa_debit", billing: "&billing_details[name]=Jo", refusedParam: "billing_details[email]", expectedName: nil),
-        RuleCase(settings: "billing_details_collection[email]=automatic", type: "us_bank_account", billing: "&billing_details[name]=Jo", refusedParam: nil, expectedName: "Jo"),
+        RuleCase(
+            settings: "billing_details_collection[name]=automatic", type: "us_bank_account", billing: "", refusedParam: "billing_details[name]",
+            expectedName: nil),
+        RuleCase(
+            settings: "billing_details_collection[name]=automatic", type: "sepa_debit", billing: "&billing_details[email]=j%40x.io",
+            refusedParam: "billing_details[name]", expectedName: nil),
+        RuleCase(
+            settings: "billing_details_collection[email]=automatic", type: "sepa_debit", billing: "&billing_details[name]=Jo",
+            refusedParam: "billing_details[email]", expectedName: nil),
+        RuleCase(
+            settings: "billing_details_collection[email]=automatic", type: "us_bank_account", billing: "&billing_details[name]=Jo", refusedParam: nil,
+            expectedName: "Jo"),
         // address
-        RuleCase(settings: "billing_details_collection[address]=full", type: "card", billing: "&billing_details[address][city]=Paris", refusedParam: "billing_details[address][line1]", expectedName: nil),
-        RuleCase(settings: "billing_details_collection[address]=full", type: "card", billing: "&billing_details[address][line1]=1+Main&billing_details[address][city]=Austin&billing_details[address][postal_code]=78701&billing_details[address][country]=US", refusedParam: "billing_details[address][state]", expectedName: nil),
-        RuleCase(settings: "billing_details_collection[address]=full", type: "card", billing: "&billing_details[address][line1]=1+Rue&billing_details[address][city]=Paris&billing_details[address][postal_code]=75001&billing_details[address][country]=FR", refusedParam: nil, expectedName: nil),
-        RuleCase(settings: "billing_details_collection[address]=never", type: "card", billing: "&billing_details[address][city]=Paris", refusedParam: "billing_details[address]", expectedName: nil),
+        RuleCase(
+            settings: "billing_details_collection[address]=full", type: "card", billing: "&billing_details[address][city]=Paris",
+            refusedParam: "billing_details[address][line1]", expectedName: nil),
+        RuleCase(
+            settings: "billing_details_collection[address]=full", type: "card",
+            billing:
+                "&billing_details[address][line1]=1+Main&billing_details[address][city]=Austin&billing_details[address][postal_code]=78701&billing_details[address][country]=US",
+            refusedParam: "billing_details[address][state]", expectedName: nil),
+        RuleCase(
+            settings: "billing_details_collection[address]=full", type: "card",
+            billing:
+                "&billing_details[address][line1]=1+Rue&billing_details[address][city]=Paris&billing_details[address][postal_code]=75001&billing_details[address][country]=FR",
+            refusedParam: nil, expectedName: nil),
+        RuleCase(
+            settings: "billing_details_collection[address]=never", type: "card", billing: "&billing_details[address][city]=Paris",
+            refusedParam: "billing_details[address]", expectedName: nil),
         // types
-        RuleCase(settings: "payment_method_types[]=card", type: "sepa_debit", billing: "&billing_details[name]=Jo&billing_details[email]=j%40x.io", refusedParam: "type", expectedName: nil),
+        RuleCase(
+            settings: "payment_method_types[]=card", type: "sepa_debit", billing: "&billing_details[name]=Jo&billing_details[email]=j%40x.io",
+            refusedParam: "type", expectedName: nil),
         RuleCase(settings: "payment_method_types[]=sepa_debit", type: "card", billing: "", refusedParam: "type", expectedName: nil),
     ]
 
@@ -176,14 +222,18 @@ struct SheetRulesTests {
                     let first = key.prefix { $0 != "[" }
                     return "payment_method_data[\(first)]\(key.dropFirst(first.count))=\(pieces.count > 1 ? pieces[1] : "")"
                 }.joined(separator: "&")
-            let mandate = rule.type == "card" ? "" : "&mandate_data[customer_acceptance][type]=online&mandate_data[customer_acceptance][online][infer_from_client]=true"
+            let mandate =
+                rule.type == "card"
+                ? "" : "&mandate_data[customer_acceptance][type]=online&mandate_data[customer_acceptance][online][infer_from_client]=true"
             let call = try await account.publishable.post(
-                "/v1/setup_intents/\(id)/confirm", "client_secret=\(intent.json["client_secret"]?.stringValue ?? "")&\(data)\(mandate)&expand[]=payment_method"
+                "/v1/setup_intents/\(id)/confirm",
+                "client_secret=\(intent.json["client_secret"]?.stringValue ?? "")&\(data)\(mandate)&expand[]=payment_method"
             )
             if let param = rule.refusedParam {
                 #expect(call.status == 400, "\(call.json)")
                 #expect(call.error?["param"]?.stringValue == ParameterPath.nested(param, under: "payment_method_data"))
-                #expect(try await account.secret.get("/v1/setup_intents/\(id)").json["status"] == "requires_payment_method", "refused: nothing changed")
+                #expect(
+                    try await account.secret.get("/v1/setup_intents/\(id)").json["status"] == "requires_payment_method", "refused: nothing changed")
             } else {
                 #expect(call.status == 200, "\(call.json)")
                 #expect(call.json["status"] == "succeeded")

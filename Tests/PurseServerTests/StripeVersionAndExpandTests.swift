@@ -1,8 +1,9 @@
 import NIOCore
 import PurseCore
 import PurseModels
-@testable import PurseServer
 import Testing
+
+@testable import PurseServer
 
 // MARK: - Stripe-Version
 

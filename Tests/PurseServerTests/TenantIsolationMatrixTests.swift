@@ -38,8 +38,10 @@ struct TenantIsolationMatrixTests {
 
         /// Every value, ids before the secrets that contain them.
         var all: [String] {
-            [customer, attachedCard, unattachedCard, setupIntent, setupIntentSecret, authenticationToken, customerSession,
-             customerSessionSecret, ephemeralKey, sheetSettings, defaultSheetSettings, event, webhookEndpoint]
+            [
+                customer, attachedCard, unattachedCard, setupIntent, setupIntentSecret, authenticationToken, customerSession,
+                customerSessionSecret, ephemeralKey, sheetSettings, defaultSheetSettings, event, webhookEndpoint,
+            ]
         }
 
         /// The same shapes with the random part reversed (and a secret's embedded id swapped for
@@ -245,8 +247,10 @@ struct TenantIsolationMatrixTests {
         },
         .victim("GET /v1/elements/sessions") { a, _, _ in ("/v1/elements/sessions?type=setup_intent&client_secret=\(a.setupIntentSecret)", nil) },
         .victim("POST /v1/elements/payment_methods/{id}/detach") { a, b, caller in
-            ("/v1/elements/payment_methods/\(a.attachedCard)/detach",
-             caller == .sessionKey ? "customer_session_client_secret=\(b.sessionSecret)" : "")
+            (
+                "/v1/elements/payment_methods/\(a.attachedCard)/detach",
+                caller == .sessionKey ? "customer_session_client_secret=\(b.sessionSecret)" : ""
+            )
         },
         // B's session key with A's session client secret, on B's own card.
         .victim("POST /v1/elements/payment_methods/{id}/detach", callers: [.sessionKey]) { a, b, _ in
@@ -291,8 +295,10 @@ struct TenantIsolationMatrixTests {
             let victim = try await Self.makeVictim(server)
             let attacker = try await Self.makeAttacker(server)
             let before = try await Self.snapshot(server, account: victim.account.id)
-            for table in ["customers", "payment_methods", "setup_intents", "ephemeral_keys", "customer_sessions",
-                          "customer_sheet_settings", "events", "webhook_endpoints"] {
+            for table in [
+                "customers", "payment_methods", "setup_intents", "ephemeral_keys", "customer_sessions",
+                "customer_sheet_settings", "events", "webhook_endpoints",
+            ] {
                 #expect(before[table]?.isEmpty == false, "the snapshot holds A's \(table)")
             }
 

@@ -114,7 +114,8 @@ struct WebhookDeliveryTests {
                     LEFT JOIN webhook_deliveries d ON d.endpoint_id = w.id GROUP BY w.id
                     """
                 )
-                let byEndpoint = try Dictionary(uniqueKeysWithValues: counts.map { (try $0["id", as: String.self], try $0["deliveries", as: Int32.self]) })
+                let byEndpoint = try Dictionary(
+                    uniqueKeysWithValues: counts.map { (try $0["id", as: String.self], try $0["deliveries", as: Int32.self]) })
                 #expect(byEndpoint[wanted] == 1, "customer.created only, not customer.updated")
                 #expect(byEndpoint[disabled] == 0)
                 #expect(byEndpoint.values.reduce(0, +) == 1, "another account's endpoint hears nothing")

@@ -1,8 +1,9 @@
 public import Foundation
+public import PurseModels
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-public import PurseModels
 
 /// One HTTP exchange with a server under test, over a real socket.
 public struct HTTPCall: Sendable {

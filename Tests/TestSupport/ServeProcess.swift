@@ -40,7 +40,8 @@ public final class ServeProcess: Sendable {
         if let user {
             try ChildProcess.run("/bin/chown", [user, outputPath]).checked()
             // setpriv execs in place (runuser would stay as a parent), so signals reach purse itself.
-            command = ["/usr/bin/setpriv", "--reuid=\(user)", "--regid=\(user == "nobody" ? "nogroup" : user)", "--init-groups"]
+            command =
+                ["/usr/bin/setpriv", "--reuid=\(user)", "--regid=\(user == "nobody" ? "nogroup" : user)", "--init-groups"]
                 + command
         }
         let pid = try ChildProcess.spawn(command[0], Array(command.dropFirst()), environment: variables, outputPath: outputPath)

@@ -27,7 +27,8 @@ public enum TestPostgres {
     /// the test command can clean up after a crash). Tests that stop or restart PostgreSQL use
     /// their own so they disturb no one else.
     private static func makeThrowawayCluster() throws -> LocalCluster {
-        let root = ProcessInfo.processInfo.environment["PURSE_TEST_ROOT"].map { URL(fileURLWithPath: $0) }
+        let root =
+            ProcessInfo.processInfo.environment["PURSE_TEST_ROOT"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory
         let cluster = LocalCluster(
             directory: root.appendingPathComponent("cluster-\(UUID().uuidString.prefix(8))"),

@@ -1,8 +1,9 @@
 public import Foundation
+public import PurseModels
+
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
-public import PurseModels
 
 /// The ready ``CustomerAdapter`` for Purse, the counterpart of stripe-ios's
 /// `StripeCustomerAdapter` (and of its customer-session mode).
@@ -242,7 +243,7 @@ open class PurseCustomerAdapter: CustomerAdapter, @unchecked Sendable {
             let option = selected.option.flatMap(CustomerPaymentOption.init(rawValue:))
             await selection.remember(option, forCustomer: customer)
             return option
-        } catch where Self.isUnreachable(error) {
+        } catch let error where Self.isUnreachable(error) {
             guard let customer = await credentials.lastCustomerID,
                 let known = await selection.lastKnown(forCustomer: customer)
             else { throw error }

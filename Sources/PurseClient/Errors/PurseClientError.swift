@@ -136,7 +136,8 @@ extension PurseClientError {
     /// The error a setup intent recorded when its confirmation failed after the request that
     /// started it (a failed 3D Secure authentication), read when the app finishes the setup.
     static func setupFailed(_ failure: SetupError, requestID: String?) -> PurseClientError {
-        let kind: Kind = failure.type == "card_error"
+        let kind: Kind =
+            failure.type == "card_error"
             ? .cardDeclined(code: failure.code ?? "card_declined")
             : .invalidRequest(param: failure.param, message: failure.message)
         return PurseClientError(

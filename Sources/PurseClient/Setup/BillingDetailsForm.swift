@@ -31,11 +31,12 @@ public struct BillingDetailsForm: Sendable, Hashable {
     /// under `settings`.
     public init(settings: CustomerSheetSettings, paymentMethodType: String) {
         let collection = settings.billingDetailsCollection
-        let needed: Set<Field> = switch paymentMethodType {
-        case "sepa_debit": [.name, .email]
-        case "us_bank_account": [.name]
-        default: []
-        }
+        let needed: Set<Field> =
+            switch paymentMethodType {
+            case "sepa_debit": [.name, .email]
+            case "us_bank_account": [.name]
+            default: []
+            }
         func asks(_ field: Field, _ mode: String) -> Bool {
             switch mode {
             case "always", "full": true

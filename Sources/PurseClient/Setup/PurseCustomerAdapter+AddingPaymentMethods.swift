@@ -111,7 +111,8 @@ extension PurseCustomerAdapter {
             switch intent.paymentMethod {
             case .object(let method): return .succeeded(method)
             case .id(let id): return .succeeded(try await paymentMethod(id))
-            case nil: throw PurseClientError.unreadable(status: 200, requestID: answer.requestID, type: "succeeded setup intent with its payment method")
+            case nil:
+                throw PurseClientError.unreadable(status: 200, requestID: answer.requestID, type: "succeeded setup intent with its payment method")
             }
         case "requires_action":
             guard let action = intent.nextAction, let url = URL(string: action.redirectToURL.url) else {

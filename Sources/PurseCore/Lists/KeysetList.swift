@@ -26,10 +26,11 @@ public struct KeysetList: Sendable {
         var query = select(where: filter)
         var newestFirst = true
         if let cursor = pagination.cursor {
-            let (id, param) = switch cursor {
-            case .after(let id): (id, "starting_after")
-            case .before(let id): (id, "ending_before")
-            }
+            let (id, param) =
+                switch cursor {
+                case .after(let id): (id, "starting_after")
+                case .before(let id): (id, "ending_before")
+                }
             let position = try connection.query(
                 "SELECT created, seq FROM \(unsafeSQL: table) WHERE id = \(id) AND \(filter)"
             )

@@ -77,7 +77,9 @@ public struct IBAN: Sendable, CustomStringConvertible {
         var remainder = 0
         for character in iban.dropFirst(4) + iban.prefix(4) {
             let value: Int
-            if let digit = character.wholeNumberValue { value = digit } else {
+            if let digit = character.wholeNumberValue {
+                value = digit
+            } else {
                 value = Int(character.asciiValue! - UInt8(ascii: "A")) + 10
             }
             remainder = (value < 10 ? remainder * 10 + value : remainder * 100 + value) % 97

@@ -174,10 +174,12 @@ public struct PaymentMethodService: Sendable {
         return try await pool.withTransaction { connection in
             let owner = try CustomerService.lockActive(customer, by: caller, on: connection, param: "customer")
             if let new = prepared.new { try connection.queryLater(PaymentMethodStore.insert(new, account: caller.accountID)) }
-            if caller.isClient, let saved = try DuplicateCards.reuse(
-                prepared.id, for: owner.id, settings: try SheetSettingsService.inForce(for: caller, on: connection, cache: settingsCache),
-                caller: caller, request: request, events: events, on: connection
-            ) {
+            if caller.isClient,
+                let saved = try DuplicateCards.reuse(
+                    prepared.id, for: owner.id, settings: try SheetSettingsService.inForce(for: caller, on: connection, cache: settingsCache),
+                    caller: caller, request: request, events: events, on: connection
+                )
+            {
                 return saved
             }
             let attached = try Self.attach(prepared.id, to: owner.id, caller: caller, on: connection)

@@ -1,4 +1,3 @@
-
 /// The `Stripe-Version` header: `YYYY-MM-DD`, optionally `.name` (`2026-10-28.endive`), and
 /// optionally `; key=value` parts (stripe-ios sends beta flags that way).
 public enum StripeVersion {

@@ -270,7 +270,8 @@ public struct SetupIntentService: Sendable {
                 return (try context.requireAction(paymentMethod: ready.id, mandate: mandate, returnURL: returnURL), nil)
             case .declined, .unusable:
                 let refusal = decision.refusal!
-                let intent = try context.fail(paymentMethod: ready.id, error: refusal, type: refusal.category == .card ? "card_error" : "invalid_request_error")
+                let intent = try context.fail(
+                    paymentMethod: ready.id, error: refusal, type: refusal.category == .card ? "card_error" : "invalid_request_error")
                 return (intent, refusal)
             }
         }
@@ -297,7 +298,8 @@ public struct SetupIntentService: Sendable {
             }
             // A client's confirmation finishes under the intent's sheet settings; the secret key's is never restricted.
             let owner = Credential(kind: .publishable, accountID: stored.accountID, sourceID: "authentication-page")
-            let settings = stored.confirmedByClient
+            let settings =
+                stored.confirmedByClient
                 ? try SheetSettingsService.inForce(for: owner, named: stored.intent.customerSheetSettings, on: connection) : nil
             let context = Transition(
                 id: id, accountID: stored.accountID, customer: stored.intent.customer, request: request,

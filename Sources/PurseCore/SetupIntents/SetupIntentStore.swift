@@ -65,7 +65,7 @@ enum SetupIntentStore {
         }
         if intent.paymentMethodTypes.contains("card") {
             intent.paymentMethodOptions = [
-                "card": ["mandate_options": .null, "network": .null, "request_three_d_secure": "automatic"],
+                "card": ["mandate_options": .null, "network": .null, "request_three_d_secure": "automatic"]
             ]
         }
         return StoredSetupIntent(

@@ -24,9 +24,11 @@ struct Transition {
         var paymentMethod = paymentMethod
         if let customer {
             let owner = try CustomerService.lockActive(customer, by: system, on: connection, param: "customer")
-            if let settings, let saved = try DuplicateCards.reuse(
-                paymentMethod, for: owner.id, settings: settings, caller: system, request: request, events: events, on: connection
-            ) {
+            if let settings,
+                let saved = try DuplicateCards.reuse(
+                    paymentMethod, for: owner.id, settings: settings, caller: system, request: request, events: events, on: connection
+                )
+            {
                 paymentMethod = saved.id
             }
             let attached = try PaymentMethodService.attach(paymentMethod, to: owner.id, caller: system, on: connection)

@@ -9,10 +9,12 @@ extension CustomerSheetSettings.SavedPaymentMethodFilter {
         var query: PostgresQuery = "TRUE"
         let column = { (name: String) in "\(table).\(name)" }
         if !card.funding.isEmpty {
-            query.append(" AND (\(unsafeSQL: column("type")) <> 'card' OR \(unsafeSQL: column("card_funding")) = ANY(\(PostgresTextArray(card.funding))))")
+            query.append(
+                " AND (\(unsafeSQL: column("type")) <> 'card' OR \(unsafeSQL: column("card_funding")) = ANY(\(PostgresTextArray(card.funding))))")
         }
         if !card.brands.isEmpty {
-            query.append(" AND (\(unsafeSQL: column("type")) <> 'card' OR \(unsafeSQL: column("card_brand")) = ANY(\(PostgresTextArray(card.brands))))")
+            query.append(
+                " AND (\(unsafeSQL: column("type")) <> 'card' OR \(unsafeSQL: column("card_brand")) = ANY(\(PostgresTextArray(card.brands))))")
         }
         if hideExpired {
             let year = Int32(Calendar.year(of: now))

@@ -26,8 +26,11 @@ enum SheetRules {
             if result.billingDetails.address == Address() { result.billingDetails.address = defaults.address }
         }
         let needs = typeNeeds(method.type)
-        try check(result.billingDetails.name, default: defaults.name, mode: collection.name, needed: needs.contains("name"), param: "\(billingParam)[name]")
-        try check(result.billingDetails.email, default: defaults.email, mode: collection.email, needed: needs.contains("email"), param: "\(billingParam)[email]")
+        try check(
+            result.billingDetails.name, default: defaults.name, mode: collection.name, needed: needs.contains("name"), param: "\(billingParam)[name]")
+        try check(
+            result.billingDetails.email, default: defaults.email, mode: collection.email, needed: needs.contains("email"),
+            param: "\(billingParam)[email]")
         try check(result.billingDetails.phone, default: defaults.phone, mode: collection.phone, needed: false, param: "\(billingParam)[phone]")
         try checkAddress(result.billingDetails.address, default: defaults.address, mode: collection.address, param: "\(billingParam)[address]")
         return result
@@ -59,7 +62,9 @@ enum SheetRules {
     private static func checkAddress(_ address: Address, default fallback: Address, mode: String, param: String) throws {
         switch mode {
         case "full":
-            var required: [(String, String?)] = [("line1", address.line1), ("city", address.city), ("postal_code", address.postalCode), ("country", address.country)]
+            var required: [(String, String?)] = [
+                ("line1", address.line1), ("city", address.city), ("postal_code", address.postalCode), ("country", address.country),
+            ]
             if address.country == "US" { required.append(("state", address.state)) }
             if let missingPart = required.first(where: { $0.1 == nil }) { throw missing("\(param)[\(missingPart.0)]") }
         case "never":

@@ -115,8 +115,12 @@ public struct SheetSettingsParameters: Decodable, Sendable {
         case .set(let defaults):
             let param = "default_billing_details"
             if let name = defaults.name { result.defaultBillingDetails.name = try TextRules.limited(name.value, to: 256, param: "\(param)[name]") }
-            if let email = defaults.email { result.defaultBillingDetails.email = try TextRules.limited(email.value, to: 800, param: "\(param)[email]") }
-            if let phone = defaults.phone { result.defaultBillingDetails.phone = try TextRules.limited(phone.value, to: 50, param: "\(param)[phone]") }
+            if let email = defaults.email {
+                result.defaultBillingDetails.email = try TextRules.limited(email.value, to: 800, param: "\(param)[email]")
+            }
+            if let phone = defaults.phone {
+                result.defaultBillingDetails.phone = try TextRules.limited(phone.value, to: 50, param: "\(param)[phone]")
+            }
             if let address = defaults.address {
                 var merged = result.defaultBillingDetails.address
                 func set(_ patch: Patch<String>?, _ keyPath: WritableKeyPath<Address, String?>, _ field: String, _ limit: Int) throws {
@@ -167,7 +171,8 @@ extension CustomerSheetSettings {
         CustomerSheetSettings(
             id: id, name: name, isDefault: isDefault, created: created,
             paymentMethodTypes: PaymentMethodType.allCases.map(\.rawValue),
-            billingDetailsCollection: .init(name: "automatic", email: "automatic", phone: "automatic", address: "automatic", attachDefaultsToPaymentMethod: false),
+            billingDetailsCollection: .init(
+                name: "automatic", email: "automatic", phone: "automatic", address: "automatic", attachDefaultsToPaymentMethod: false),
             defaultBillingDetails: BillingDetails(),
             savedPaymentMethodFilter: .init(card: .init(funding: [], brands: []), hideExpired: false, allowRedisplay: [], countries: []),
             duplicateCards: "allow"

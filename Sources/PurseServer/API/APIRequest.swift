@@ -1,7 +1,7 @@
 public import HTTPTypes
+import Hummingbird
 public import PurseCore
 public import PurseModels
-import Hummingbird
 
 /// Everything a route handler gets: the caller, the decoded parameters and what events record.
 public struct APIRequest: Sendable {

@@ -25,14 +25,15 @@ public struct Access: Sendable, Equatable {
     /// Refuses a credential of the wrong kind: 403, `secret_key_required`.
     func check(_ credential: Credential) throws {
         guard let allowed, !allowed.contains(credential.kind) else { return }
-        let message = switch credential.kind {
-        case .publishable:
-            "This API call cannot be made with a publishable API key. Please use a secret API key."
-        case .ephemeralKey, .customerSession:
-            "This API call cannot be made with an ephemeral key. Please use a secret API key."
-        case .secret:
-            "This API call must be made with a customer's ephemeral key, not a secret API key."
-        }
+        let message =
+            switch credential.kind {
+            case .publishable:
+                "This API call cannot be made with a publishable API key. Please use a secret API key."
+            case .ephemeralKey, .customerSession:
+                "This API call cannot be made with an ephemeral key. Please use a secret API key."
+            case .secret:
+                "This API call must be made with a customer's ephemeral key, not a secret API key."
+            }
         throw PurseError(.permission, code: "secret_key_required", message: message)
     }
 }

@@ -23,8 +23,10 @@ struct HealthController {
             )
         case .schemaBehind(let pending):
             return .json(
-                ["status": "unavailable", "database": "reachable", "schema": "behind",
-                 "pending_migrations": .array(pending.map { .int($0) })],
+                [
+                    "status": "unavailable", "database": "reachable", "schema": "behind",
+                    "pending_migrations": .array(pending.map { .int($0) }),
+                ],
                 status: .serviceUnavailable,
                 headers: [.stripeShouldRetry: "true"]
             )

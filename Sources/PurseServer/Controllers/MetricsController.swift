@@ -22,7 +22,8 @@ struct MetricsController {
         Self.write(pool.statistics, maxConnections: pool.options.maxConnections, into: &text)
         text.family(
             "purse_change_feed_listening", .gauge,
-            help: "1 while this server hears of changes (LISTEN) and serves keys, sessions and settings from memory; 0 while it reads them from PostgreSQL."
+            help:
+                "1 while this server hears of changes (LISTEN) and serves keys, sessions and settings from memory; 0 while it reads them from PostgreSQL."
         )
         text.sample("purse_change_feed_listening", caches.isServing ? 1 : 0)
         do {

@@ -1,6 +1,6 @@
 public import HTTPTypes
-public import PurseModels
 import PurseCore
+public import PurseModels
 
 /// An error as Stripe's API reports it: an HTTP status and the `{"error": {...}}` envelope.
 public struct APIError: Error, Sendable {
@@ -129,16 +129,17 @@ extension APIError {
 extension APIError {
     /// The HTTP face of a domain error.
     init(_ error: PurseError) {
-        let (status, kind): (HTTPResponse.Status, Kind) = switch error.category {
-        case .invalidRequest: (.badRequest, .invalidRequest)
-        case .notFound: (.notFound, .invalidRequest)
-        case .authentication: (.unauthorized, .invalidRequest)
-        case .permission: (.forbidden, .invalidRequest)
-        case .card: (HTTPResponse.Status(code: 402, reasonPhrase: "Payment Required"), .card)
-        case .idempotency: (.badRequest, .idempotency)
-        case .idempotencyInUse: (.conflict, .idempotency)
-        case .rateLimited: (.tooManyRequests, .invalidRequest)
-        }
+        let (status, kind): (HTTPResponse.Status, Kind) =
+            switch error.category {
+            case .invalidRequest: (.badRequest, .invalidRequest)
+            case .notFound: (.notFound, .invalidRequest)
+            case .authentication: (.unauthorized, .invalidRequest)
+            case .permission: (.forbidden, .invalidRequest)
+            case .card: (HTTPResponse.Status(code: 402, reasonPhrase: "Payment Required"), .card)
+            case .idempotency: (.badRequest, .idempotency)
+            case .idempotencyInUse: (.conflict, .idempotency)
+            case .rateLimited: (.tooManyRequests, .invalidRequest)
+            }
         self.init(
             status: status, kind: kind, code: error.code, message: error.message, param: error.param,
             declineCode: error.declineCode, extra: error.related

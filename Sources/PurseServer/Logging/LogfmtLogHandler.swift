@@ -54,9 +54,11 @@ public struct LogfmtLogHandler: LogHandler {
 
     /// Quotes a value that is empty or holds spaces, quotes, `=` or control characters.
     static func quoted(_ text: String) -> String {
-        let needsQuotes = text.isEmpty || text.unicodeScalars.contains {
-            $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\\" || $0.value < 0x20
-        }
+        let needsQuotes =
+            text.isEmpty
+            || text.unicodeScalars.contains {
+                $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\\" || $0.value < 0x20
+            }
         guard needsQuotes else { return text }
         var escaped = "\""
         for scalar in text.unicodeScalars {

@@ -64,7 +64,8 @@ struct PrometheusText {
     static func sanitizedName(_ name: String, allowColon: Bool = true) -> String {
         var result = ""
         for (index, scalar) in name.unicodeScalars.enumerated() {
-            let allowed = scalar == "_" || (allowColon && scalar == ":")
+            let allowed =
+                scalar == "_" || (allowColon && scalar == ":")
                 || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
                 || (index > 0 && ("0"..."9").contains(scalar))
             result.unicodeScalars.append(allowed ? scalar : "_")

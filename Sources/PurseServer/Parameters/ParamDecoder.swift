@@ -88,7 +88,7 @@ struct TreeDecoder: Decoder {
         switch value {
         case .object(let object):
             return KeyedDecodingContainer(TreeKeyedContainer<Key>(object: object, decoder: self))
-        case .string("") :
+        case .string(""):
             return KeyedDecodingContainer(TreeKeyedContainer<Key>(object: ParamObject(), decoder: self))
         default:
             throw PurseError.invalidParameter(param, "Invalid \(param): expected a hash (\(param)[key]=value).")

@@ -1,8 +1,9 @@
 import Foundation
+import PurseCore
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import PurseCore
 
 /// Sends one signed webhook attempt: a POST with a JSON body and a Content-Length (not chunked),
 /// a per-attempt timeout, and no redirects followed (a 3xx is a failed attempt, as for Stripe).

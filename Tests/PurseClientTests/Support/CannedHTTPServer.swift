@@ -67,7 +67,8 @@ final class CannedHTTPServer: @unchecked Sendable {
             received += buffer[0..<count]
             let text = String(decoding: received, as: UTF8.self)
             guard let end = text.range(of: "\r\n\r\n") else { continue }
-            let length = text[..<end.lowerBound].split(separator: "\r\n")
+            let length =
+                text[..<end.lowerBound].split(separator: "\r\n")
                 .first { $0.lowercased().hasPrefix("content-length:") }
                 .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
             if text[end.upperBound...].utf8.count >= length { return }

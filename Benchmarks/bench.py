@@ -41,6 +41,9 @@ CONNECTIONS = 32
 FLOOR_ROWS = 64
 WARMUP = 3
 DURATION = 10
+# The scale runs: rounds that take every size in turn, each run this long after its warm-up.
+SCALE_ROUNDS = 3
+SCALE_DURATION = 5
 CARD = {
     "type": "card", "card[number]": "4242424242424242", "card[exp_month]": "12", "card[exp_year]": "2034",
     "card[cvc]": "123",
@@ -115,10 +118,10 @@ class Cluster:
         )
         return result.stdout.strip()
 
-    def copy_in(self, table, columns, lines):
+    def copy_in(self, table, columns, lines, database="purse"):
         """Streams rows (COPY text format lines) into `table`."""
         process = subprocess.Popen(
-            [str(self.bin / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "purse",
+            [str(self.bin / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", database,
              "-c", f"COPY {table} ({', '.join(columns)}) FROM STDIN"],
             env=self.env(), stdin=subprocess.PIPE, text=True,
         )
@@ -147,10 +150,10 @@ class Cluster:
 class Purse:
     """A release `purse serve` on the benchmark's database."""
 
-    def __init__(self, cluster, folder):
+    def __init__(self, cluster, folder, database="purse"):
         self.cluster = cluster
         self.folder = pathlib.Path(folder)
-        self.env = dict(os.environ, DATABASE_URL=cluster.url(), PURSE_MASTER_KEY=secrets.token_hex(32),
+        self.env = dict(os.environ, DATABASE_URL=cluster.url(database), PURSE_MASTER_KEY=secrets.token_hex(32),
                         PURSE_LOG_LEVEL="warning")
         self.process = None
         self.base = None
@@ -218,14 +221,14 @@ def parallel(function, items, workers=8):
         return list(pool.map(function, items))
 
 
-def clone_rows(cluster, table, template_id, count, changes):
+def clone_rows(cluster, table, template_id, count, changes, database="purse"):
     """`count` copies of one row, made with COPY: `changes(i)` gives the columns to replace."""
     columns = cluster.psql(
         "SELECT string_agg(column_name, ',' ORDER BY ordinal_position) FROM information_schema.columns "
-        f"WHERE table_name = '{table}' AND is_identity = 'NO'"
+        f"WHERE table_name = '{table}' AND is_identity = 'NO'", database=database
     ).split(",")
     template = subprocess.run(
-        [str(cluster.bin / "psql"), "-X", "-q", "-d", "purse", "-c",
+        [str(cluster.bin / "psql"), "-X", "-q", "-d", database, "-c",
          f"COPY (SELECT {', '.join(columns)} FROM {table} WHERE id = '{template_id}') TO STDOUT"],
         env=cluster.env(), capture_output=True, text=True, check=True,
     ).stdout.rstrip("\n").split("\t")
@@ -238,7 +241,7 @@ def clone_rows(cluster, table, template_id, count, changes):
                 row[index[name]] = value
             yield "\t".join(row)
 
-    cluster.copy_in(table, columns, lines())
+    cluster.copy_in(table, columns, lines(), database=database)
 
 
 def random_id(prefix):
@@ -625,7 +628,10 @@ def write_markdown(stored):
     if scale:
         m = scale["machine"]
         lines += [f"## Scale ({m['date']}, commit {m['commit']}, nproc {m['nproc']})", "",
-                  "Customers with 5 cards each, loaded with COPY; the same 32-connection runs at each size.", "",
+                  f"Customers with 5 cards each, loaded with COPY, each size in a database and `purse serve` of its "
+                  f"own. The sizes are measured in turn, {SCALE_ROUNDS} rounds of 32-connection runs ({WARMUP} s "
+                  f"warm-up, {SCALE_DURATION} s measured), so the machine's drift falls on every size alike; each "
+                  "figure is the size's median round by p50.", "",
                   "| customers | payment methods | load time s | list p50 ms | list p99 ms | list op/s | "
                   "retrieve p50 ms | retrieve p99 ms | retrieve op/s |", "|---|---|---|---|---|---|---|---|---|"]
         for size in scale["sizes"]:
@@ -651,52 +657,72 @@ def ratio(value):
 
 # Scale
 
+def load_scale(cluster, purse, size):
+    """Fills `purse`'s database with `size` customers of 5 cards each (COPY of one template each);
+    returns the list and retrieve workloads over a sample of them."""
+    database = f"purse_{size}"
+    keys = json.loads(purse.command("accounts", "create", "--name", "Scale", "--json"))
+    secret = Api(purse.base, keys["secret_key"])
+    publishable = Api(purse.base, keys["publishable_key"])
+    template_customer = secret.call("POST", "/v1/customers", {"email": "template@example.com"})["id"]
+    template_method = publishable.call("POST", "/v1/payment_methods", CARD)["id"]
+    secret.call("POST", f"/v1/payment_methods/{template_method}/attach", {"customer": template_customer})
+    new = size - 1
+    ids = [random_id("cus") for _ in range(new)]
+    created = str(int(time.time()))
+    log(f"scale: loading {new:,} customers and {5 * new:,} cards with COPY")
+    clone_rows(cluster, "customers", template_customer, new,
+               lambda i: {"id": ids[i], "created": created, "email": f"c{i + 1}@example.com"}, database=database)
+    clone_rows(cluster, "payment_methods", template_method, 5 * new,
+               lambda i: {"id": random_id("pm"), "customer_id": ids[i // 5], "created": created}, database=database)
+    cluster.psql("VACUUM ANALYZE", database=database)
+    # Flushed now, not by the checkpointer during the measurement: the question is the latency at
+    # this size, not in the wake of a bulk load.
+    cluster.psql("CHECKPOINT", database=database)
+    sample = [ids[(i * 7919) % len(ids)] for i in range(128)]
+    versioned = Api(purse.base, keys["secret_key"], version="2020-08-27")
+    rows = [{"customer": customer, "sk": keys["secret_key"],
+             "ek": versioned.call("POST", "/v1/ephemeral_keys", {"customer": customer})["secret"]}
+            for customer in sample]
+    return {w["name"]: w for w in purse_workloads(rows, rows)}
+
+
 def command_scale(arguments):
     sizes = [int(size) for size in arguments.sizes.split(",")]
     folder = pathlib.Path(tempfile.mkdtemp(prefix="purse-bench-scale-"))
     os.chmod(folder, 0o755)
     cluster = Cluster(folder / "postgres")
-    purse = Purse(cluster, folder)
+    servers = []
     results = {"machine": machine(), "sizes": []}
     try:
         cluster.start()
-        purse.start()
-        keys = json.loads(purse.command("accounts", "create", "--name", "Scale", "--json"))
-        secret = Api(purse.base, keys["secret_key"])
-        publishable = Api(purse.base, keys["publishable_key"])
-        template_customer = secret.call("POST", "/v1/customers", {"email": "template@example.com"})["id"]
-        template_method = publishable.call("POST", "/v1/payment_methods", CARD)["id"]
-        secret.call("POST", f"/v1/payment_methods/{template_method}/attach", {"customer": template_customer})
-        loaded = 1
+        loaded = []
         for size in sizes:
+            purse = Purse(cluster, folder / f"purse_{size}", database=f"purse_{size}")
+            purse.folder.mkdir()
+            cluster.psql(f"CREATE DATABASE purse_{size}", database="postgres")
+            purse.start()
+            servers.append(purse)
             started = time.time()
-            new = size - loaded
-            ids = [random_id("cus") for _ in range(new)]
-            created = str(int(time.time()))
-            log(f"scale: loading {new:,} customers and {5 * new:,} cards with COPY")
-            clone_rows(cluster, "customers", template_customer, new,
-                       lambda i: {"id": ids[i], "created": created, "email": f"c{loaded + i}@example.com"})
-            clone_rows(cluster, "payment_methods", template_method, 5 * new,
-                       lambda i: {"id": random_id("pm"), "customer_id": ids[i // 5], "created": created})
-            cluster.psql("VACUUM ANALYZE")
-            # Flushed now, not by the checkpointer during the measurement: the question is the
-            # latency at this size, not in the wake of a bulk load.
-            cluster.psql("CHECKPOINT")
-            loaded = size
-            load_s = time.time() - started
-            sample = [ids[(i * 7919) % len(ids)] for i in range(128)]
-            versioned = Api(purse.base, keys["secret_key"], version="2020-08-27")
-            rows = [{"customer": customer, "sk": keys["secret_key"],
-                     "ek": versioned.call("POST", "/v1/ephemeral_keys", {"customer": customer})["secret"]}
-                    for customer in sample]
-            workloads = {w["name"]: w for w in purse_workloads(rows, rows)}
-            listing = run_load(purse.base, workloads["list_payment_methods"], folder)
-            retrieving = run_load(purse.base, workloads["retrieve_customer"], folder)
-            log(f"scale {size:,}: list p50 {listing['p50_ms']:.2f} ms, retrieve p50 {retrieving['p50_ms']:.2f} ms")
-            results["sizes"].append({"customers": size, "payment_methods": 5 * size, "load_s": load_s,
-                                     "list": listing, "retrieve": retrieving})
+            workloads = load_scale(cluster, purse, size)
+            loaded.append((size, purse, workloads, time.time() - started))
+        # Measured in rounds that take every size in turn: the loads take minutes, over which this
+        # machine's speed drifts by a fifth, so measuring each size right after its load compared
+        # the sizes at different speeds.
+        rounds = {size: {"list": [], "retrieve": []} for size in sizes}
+        for number in range(SCALE_ROUNDS):
+            for size, purse, workloads, _ in loaded:
+                for kind, name in (("list", "list_payment_methods"), ("retrieve", "retrieve_customer")):
+                    rounds[size][kind].append(run_load(purse.base, workloads[name], folder, duration=SCALE_DURATION))
+                log(f"scale round {number + 1}, {size:,}: list p50 {rounds[size]['list'][-1]['p50_ms']:.2f} ms, "
+                    f"retrieve p50 {rounds[size]['retrieve'][-1]['p50_ms']:.2f} ms")
+        for size, _, _, load_s in loaded:
+            median = {kind: sorted(runs, key=lambda run: run["p50_ms"])[len(runs) // 2] for kind, runs in rounds[size].items()}
+            results["sizes"].append({"customers": size, "payment_methods": 5 * size, "load_s": load_s, **median,
+                                     "rounds": rounds[size]})
     finally:
-        purse.stop()
+        for purse in servers:
+            purse.stop()
         cluster.stop()
     save(results, "scale")
     shutil.rmtree(folder, ignore_errors=True)

@@ -65,11 +65,13 @@ struct CredentialCacheTests {
         }
     }
 
-    @Test func anExpiredKeyIsRefusedFromMemoryToo() async throws {
+    /// An ephemeral key and a customer session served from memory still expire on time.
+    @Test func expiredCredentialsAreRefusedFromMemoryToo() async throws {
         var configuration = ServerConfiguration(port: 0, logLevel: .warning)
-        // Long enough that a loaded machine still makes the first call in time; the wait below
-        // follows the key's own `expires` (whole seconds, so one more second is allowed).
+        // Long enough that a loaded machine still makes the first calls in time; the wait below
+        // follows the credentials' own expiry (whole seconds, so one more second is allowed).
         configuration.ephemeralKeyLifetime = 5
+        configuration.customerSessionLifetime = 5
         try await LiveServer.with(configuration: configuration) { server in
             try await Self.waitForTheChangeFeed(server)
             let account = try await server.makeAccount()
@@ -77,14 +79,22 @@ struct CredentialCacheTests {
             let key = try await account.secret.post(
                 "/v1/ephemeral_keys", "customer=\(customer)", headers: ["Stripe-Version": "2020-08-27"]
             ).json
-            let expires = try #require(key["expires"]?.intValue)
             let device = account.client(key: try #require(key["secret"]?.stringValue))
+            let session = try await account.secret.post(
+                "/v1/customer_sessions", "customer=\(customer)&components[customer_sheet][enabled]=true"
+            ).json
+            let clientSecret = try #require(session["client_secret"]?.stringValue)
+            let elements = "type=deferred_intent&deferred_intent[mode]=setup&customer_session_client_secret=\(clientSecret)"
             #expect(try await device.get("/v1/customers/\(customer)").status == 200)
-            let untilExpired = Double(expires + 1) - Date().timeIntervalSince1970
-            try await Task.sleep(for: .seconds(max(0, untilExpired)))
-            let expired = try await device.get("/v1/customers/\(customer)")
-            #expect(expired.status == 401)
-            #expect(expired.error?["code"] == "api_key_expired")
+            #expect(try await account.publishable.get("/v1/elements/sessions", query: elements).status == 200)
+
+            let expires = max(try #require(key["expires"]?.intValue), try #require(session["expires_at"]?.intValue))
+            try await Task.sleep(for: .seconds(max(0, Double(expires + 1) - Date().timeIntervalSince1970)))
+            let expiredKey = try await device.get("/v1/customers/\(customer)")
+            #expect(expiredKey.status == 401)
+            #expect(expiredKey.error?["code"] == "api_key_expired")
+            let expiredSession = try await account.publishable.get("/v1/elements/sessions", query: elements)
+            #expect(expiredSession.error?["code"] == "customer_session_expired")
         }
     }
 
@@ -189,26 +199,6 @@ struct CredentialCacheTests {
             try await server.pool.query("ALTER TABLE customers ENABLE TRIGGER customers_deleted")
             try await server.pool.query("ALTER TABLE customer_sessions ENABLE TRIGGER customer_sessions_changed")
             #expect(afterDeletion.error?["code"] == "resource_missing")
-        }
-    }
-
-    @Test func aCachedSessionExpiresInMemoryToo() async throws {
-        var configuration = ServerConfiguration(port: 0, logLevel: .warning)
-        // Long enough that a loaded machine still makes the first call in time.
-        configuration.customerSessionLifetime = 5
-        try await LiveServer.with(configuration: configuration) { server in
-            try await Self.waitForTheChangeFeed(server)
-            let account = try await server.makeAccount()
-            let customer = try #require(try await account.secret.post("/v1/customers").json["id"]?.stringValue)
-            let created = try await account.secret.post("/v1/customer_sessions", "customer=\(customer)&components[customer_sheet][enabled]=true")
-            let clientSecret = try #require(created.json["client_secret"]?.stringValue)
-            let expires = try #require(created.json["expires_at"]?.intValue)
-            let query = "type=deferred_intent&deferred_intent[mode]=setup&customer_session_client_secret=\(clientSecret)"
-            #expect(try await account.publishable.get("/v1/elements/sessions", query: query).status == 200)
-            // Whole seconds, so one more is allowed.
-            try await Task.sleep(for: .seconds(max(0, Double(expires + 1) - Date().timeIntervalSince1970)))
-            let expired = try await account.publishable.get("/v1/elements/sessions", query: query)
-            #expect(expired.error?["code"] == "customer_session_expired")
         }
     }
 

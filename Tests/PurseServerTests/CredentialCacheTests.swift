@@ -47,7 +47,9 @@ struct CredentialCacheTests {
     }
 
     /// What another server, `purse keys revoke` or an operator's SQL changes reaches this server
-    /// through PostgreSQL.
+    /// through PostgreSQL. Any change to a key's or a session's row is announced (migration 0014),
+    /// not only a revocation: the caches find rows by their hashes, so replacing one must not leave
+    /// the old key working.
     @Test func changesMadeElsewhereEmptyTheCache() async throws {
         try await LiveServer.with { server in
             try await Self.waitForTheChangeFeed(server)
@@ -58,6 +60,28 @@ struct CredentialCacheTests {
             #expect(try await device.get("/v1/customers/\(customer)").status == 200)
             try await server.pool.query("UPDATE ephemeral_keys SET revoked_at = now() WHERE id = \(key.id)")
             try await Self.eventually { try await device.get("/v1/customers/\(customer)").status == 401 }
+
+            let rehashed = try await account.ephemeralKey(for: customer)
+            let rehashedDevice = account.client(key: rehashed.secret)
+            let session = try await account.customerSession(for: customer)
+            let elements = {
+                try await account.publishable.get(
+                    "/v1/elements/sessions",
+                    query: "type=deferred_intent&deferred_intent[mode]=setup&customer_session_client_secret=\(session.clientSecret)"
+                )
+            }
+            #expect(try await rehashedDevice.get("/v1/customers/\(customer)").status == 200)
+            #expect(try await elements().status == 200)
+            try await server.pool.query("UPDATE ephemeral_keys SET secret_hash = sha256('replaced'::bytea) WHERE id = \(rehashed.id)")
+            try await Self.eventually { try await rehashedDevice.get("/v1/customers/\(customer)").status == 401 }
+            try await server.pool.query(
+                "UPDATE customer_sessions SET client_secret_hash = sha256('replaced'::bytea) WHERE id = \(session.id)"
+            )
+            try await Self.eventually { try await elements().error?["code"] == "resource_missing" }
+            try await server.pool.query(
+                "UPDATE api_keys SET secret_hash = sha256(secret_hash) WHERE account_id = \(account.id) AND kind = 'publishable'"
+            )
+            try await Self.eventually { try await elements().status == 401 }
 
             #expect(try await account.secret.get("/v1/customers").status == 200)
             try await server.pool.query("UPDATE api_keys SET revoked_at = now() WHERE account_id = \(account.id) AND kind = 'secret'")
@@ -199,39 +223,6 @@ struct CredentialCacheTests {
             try await server.pool.query("ALTER TABLE customers ENABLE TRIGGER customers_deleted")
             try await server.pool.query("ALTER TABLE customer_sessions ENABLE TRIGGER customer_sessions_changed")
             #expect(afterDeletion.error?["code"] == "resource_missing")
-        }
-    }
-
-    /// Any change to a key's or a session's row is announced (migration 0014), not only a
-    /// revocation: the caches find rows by their hashes, so an operator replacing one must not
-    /// leave the old key working.
-    @Test func anyChangeToAKeyOrSessionRowIsAnnounced() async throws {
-        try await LiveServer.with { server in
-            try await Self.waitForTheChangeFeed(server)
-            let account = try await server.makeAccount()
-            let customer = try #require(try await account.secret.post("/v1/customers").json["id"]?.stringValue)
-            let key = try await account.ephemeralKey(for: customer)
-            let device = account.client(key: key.secret)
-            let session = try await account.customerSession(for: customer)
-            let elements = {
-                try await account.publishable.get(
-                    "/v1/elements/sessions",
-                    query: "type=deferred_intent&deferred_intent[mode]=setup&customer_session_client_secret=\(session.clientSecret)"
-                )
-            }
-            #expect(try await device.get("/v1/customers/\(customer)").status == 200)
-            #expect(try await elements().status == 200)
-
-            try await server.pool.query("UPDATE ephemeral_keys SET secret_hash = sha256('replaced'::bytea) WHERE id = \(key.id)")
-            try await Self.eventually { try await device.get("/v1/customers/\(customer)").status == 401 }
-            try await server.pool.query(
-                "UPDATE customer_sessions SET client_secret_hash = sha256('replaced'::bytea) WHERE id = \(session.id)"
-            )
-            try await Self.eventually { try await elements().error?["code"] == "resource_missing" }
-            try await server.pool.query(
-                "UPDATE api_keys SET secret_hash = sha256(secret_hash) WHERE account_id = \(account.id) AND kind = 'secret'"
-            )
-            try await Self.eventually { try await account.secret.get("/v1/customers").status == 401 }
         }
     }
 

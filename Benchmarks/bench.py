@@ -627,7 +627,8 @@ def write_markdown(stored):
     scale = stored.get("scale")
     if scale:
         m = scale["machine"]
-        lines += [f"## Scale ({m['date']}, commit {m['commit']}, nproc {m['nproc']})", "",
+        lines += [f"## Scale ({m['date']}, commit {m['commit']}{' + local changes' if m['dirty'] else ''}, "
+                  f"nproc {m['nproc']})", "",
                   f"Customers with 5 cards each, loaded with COPY, each size in a database and `purse serve` of its "
                   f"own. The sizes are measured in turn, {SCALE_ROUNDS} rounds of 32-connection runs ({WARMUP} s "
                   f"warm-up, {SCALE_DURATION} s measured), so the machine's drift falls on every size alike; each "

@@ -206,10 +206,13 @@ def main():
         fixtures = make_fixtures(serve.base, account["secret_key"])
         config = pathlib.Path(serve.data, "schemathesis.toml")
         write_config(config, account["secret_key"], fixtures)
+        # One worker: with two, Hypothesis describes strategies with `ast.parse` on two threads at
+        # once, which this machine's CPython 3.11.7 failed once with "SystemError: AST constructor
+        # recursion depth mismatch" (see python/cpython#106905): a crash of the tool, not a finding.
         command = [
             "st", "--config-file", str(config), "--no-color", "run", f"{serve.base}/openapi.json",
             "--checks", "all" if args.all_checks else ",".join(CHECKS),
-            "--max-examples", str(max_examples), "--seed", str(seed), "--workers", "2",
+            "--max-examples", str(max_examples), "--seed", str(seed), "--workers", "1",
             "--generation-database", "none", "--request-timeout", "30", "--suppress-health-check", "too_slow",
         ]
         if args.report:

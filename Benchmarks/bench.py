@@ -48,6 +48,10 @@ CARD = {
     "type": "card", "card[number]": "4242424242424242", "card[exp_month]": "12", "card[exp_year]": "2034",
     "card[cvc]": "123",
 }
+# What a request costs before Purse's own work: HTTP/1.1, routing, the response middleware
+# and the metrics, with no authentication and no database.
+HTTP_STACK = {"name": "http_stack", "title": "the HTTP stack alone (GET /healthz)",
+              "steps": [{"method": "GET", "path": "/healthz", "headers": {}}], "rows": [{}]}
 ID_PATTERN = re.compile(r"^(cus|pm|seti|evt|req|ephkey|cuss|css|we|whdel)_[A-Za-z0-9]+$")
 
 
@@ -59,6 +63,31 @@ def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def parent_pid(stat_file):
+    try:
+        return int(stat_file.read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def children_cpu_seconds():
+    """User + system CPU of this script's finished children (pgbench, once it has been waited for)."""
+    times = os.times()
+    return times.children_user + times.children_system
+
+
+def cpu_seconds(pids):
+    """User + system CPU the processes have used so far; one that has exited counts nothing."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 class Cluster:
@@ -103,6 +132,16 @@ class Cluster:
     def stop(self):
         subprocess.run(self.as_postgres + [str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "stop"],
                        capture_output=True)
+
+    def cpu_seconds(self):
+        """CPU used so far by the postmaster and every process it started, ended ones included
+        (the postmaster collects theirs when it reaps them: pgbench's backends end with it)."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        children = [int(stat.parent.name) for stat in pathlib.Path("/proc").glob("[0-9]*/stat")
+                    if parent_pid(stat) == postmaster]
+        fields = pathlib.Path(f"/proc/{postmaster}/stat").read_text().rsplit(")", 1)[1].split()
+        reaped = (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds([postmaster, *children]) + reaped
 
     def url(self, database="purse"):
         return f"postgres://postgres:{self.password}@127.0.0.1:{self.port}/{database}"
@@ -325,7 +364,11 @@ def purse_workloads(rows, attach_rows):
     ]
 
 
-def run_load(base, workload, folder, connections=CONNECTIONS, warmup=WARMUP, duration=DURATION, operations=None):
+def run_load(base, workload, folder, connections=CONNECTIONS, warmup=WARMUP, duration=DURATION, operations=None,
+             cpu_of=None):
+    """Runs `purse-load` and returns its report. With `cpu_of` (a name for each process group, and
+    a function giving the CPU seconds it has used), the report also gives each group's CPU per
+    operation over the measured seconds, the load generator's own as "load"."""
     spec = folder / f"{workload['name']}.json"
     spec.write_text(json.dumps({key: workload[key] for key in ("name", "steps", "rows")}))
     report = folder / f"{workload['name']}.report.json"
@@ -335,8 +378,21 @@ def run_load(base, workload, folder, connections=CONNECTIONS, warmup=WARMUP, dur
         arguments += ["--warmup", str(warmup), "--duration", str(duration)]
     else:
         arguments += ["--operations", str(operations)]
-    subprocess.run(arguments, check=True)
-    return json.loads(report.read_text())
+    load = subprocess.Popen(arguments)
+    if cpu_of is not None:
+        clocks = dict(cpu_of, load=lambda: cpu_seconds([load.pid]))
+        time.sleep(warmup)
+        before = {name: clock() for name, clock in clocks.items()}
+        time.sleep(duration)
+        spent = {name: clock() - before[name] for name, clock in clocks.items()}
+    if load.wait() != 0:
+        raise SystemExit(f"{workload['name']}: purse-load failed")
+    result = json.loads(report.read_text())
+    if cpu_of is not None:
+        operations_measured = result["operations_per_second"] * duration
+        result["cpu_us_per_operation"] = {name: 1e6 * seconds / operations_measured if operations_measured else None
+                                          for name, seconds in spent.items()}
+    return result
 
 
 # The floor: the SQL of one operation, captured from PostgreSQL's log, run by pgbench
@@ -421,8 +477,12 @@ def run_pgbench(cluster, scripts, folder, name, warmup=WARMUP, duration=DURATION
         raise SystemExit(f"{name}: pgbench failed on the captured SQL ({script_path}):\n{warm.stderr[-3000:]}")
     logs = folder / f"pgbench-{name}"
     logs.mkdir()
+    postgres_before, pgbench_before = cluster.cpu_seconds(), children_cpu_seconds()
     result = subprocess.run(base + ["-T", str(duration), "--log", f"--log-prefix={logs}/tx"], env=cluster.env(),
                             check=True, capture_output=True, text=True, cwd=folder)
+    # A moment for the postmaster to reap pgbench's backends, whose CPU it then holds.
+    time.sleep(0.5)
+    postgres_spent, pgbench_spent = cluster.cpu_seconds() - postgres_before, children_cpu_seconds() - pgbench_before
     failed = re.search(r"number of failed transactions: (\d+)", result.stdout)
     tps = float(re.search(r"tps = ([\d.]+)", result.stdout).group(1))
     latencies = []
@@ -431,7 +491,9 @@ def run_pgbench(cluster, scripts, folder, name, warmup=WARMUP, duration=DURATION
             latencies.append(int(line.split()[2]))
     latencies.sort()
     return {"tps": tps, "p50_ms": percentile(latencies, 0.50) / 1000, "p99_ms": percentile(latencies, 0.99) / 1000,
-            "failed": int(failed.group(1)) if failed else 0, "transactions": len(latencies)}
+            "failed": int(failed.group(1)) if failed else 0, "transactions": len(latencies),
+            "cpu_us_per_transaction": {"postgres": 1e6 * postgres_spent / len(latencies) if latencies else None,
+                                       "pgbench": 1e6 * pgbench_spent / len(latencies) if latencies else None}}
 
 
 def percentile(values, fraction):
@@ -535,6 +597,7 @@ def command_run(arguments):
         log("Seeding: 64 customers with 10 cards each, 60k unattached cards")
         rows, attach_rows = purse_fixtures(purse)
         workloads = purse_workloads(rows, attach_rows)
+        processes = {"purse": lambda: cpu_seconds([purse.process.pid]), "postgres": cluster.cpu_seconds}
         selected = [w for w in workloads if not arguments.only or w["name"] in arguments.only]
         for workload in selected:
             statements = capture_statements(cluster, purse, workload, folder)
@@ -548,7 +611,7 @@ def command_run(arguments):
                 script.write_text(for_row(template, captured_row, row))
                 scripts.append(script)
             log(f"{workload['name']}: Purse ({len(statements)} statements per operation)")
-            service = run_load(purse.base, workload, folder)
+            service = run_load(purse.base, workload, folder, cpu_of=processes)
             log(f"{workload['name']}: {service['operations_per_second']:.0f} op/s, p99 {service['p99_ms']:.2f} ms, "
                 f"{service['errors']} errors; pgbench floor")
             floor = run_pgbench(cluster, scripts, folder, workload["name"])
@@ -559,6 +622,8 @@ def command_run(arguments):
                 "throughput_ratio": service["operations_per_second"] / floor["tps"] if floor["tps"] else None,
                 "p99_ratio": service["p99_ms"] / floor["p99_ms"] if floor["p99_ms"] else None,
             })
+        log("The HTTP stack alone: GET /healthz")
+        results["http_stack"] = run_load(purse.base, HTTP_STACK, folder, cpu_of=processes)
         results["peak_rss_mb"] = purse.peak_rss_mb()
         log(f"purse serve peak RSS {results['peak_rss_mb']:.1f} MB")
     finally:
@@ -621,6 +686,7 @@ def write_markdown(stored):
                 f"{w['purse']['p99_ms']:.2f} | {w['purse']['errors']} | {w['floor']['tps']:.0f} | "
                 f"{w['floor']['p99_ms']:.2f} | {percent(w['throughput_ratio'])} | {ratio(w['p99_ratio'])} | – | – |")
         lines += ["", f"Peak RSS of `purse serve` over the run: **{run['peak_rss_mb']:.1f} MB**.", ""]
+        lines += cpu_table(run)
         lines += ["Statements per operation (the floor's scripts are in results.json):", ""]
         lines += [f"- {w['name']}: {w['statements']}" for w in run["workloads"]]
         lines.append("")
@@ -646,6 +712,33 @@ def write_markdown(stored):
                       f"{ratio(last['list']['p50_ms'] / first['list']['p50_ms'])}, retrieve "
                       f"{ratio(last['retrieve']['p50_ms'] / first['retrieve']['p50_ms'])}.", ""]
     RESULTS_MD.write_text("\n".join(lines))
+
+
+def cpu_table(run):
+    """Where each operation's CPU went, beside the floor's, and what the HTTP stack alone costs:
+    on a machine this busy a ratio to the floor is close to the ratio of these sums."""
+    measured = [w for w in run["workloads"] if "cpu_us_per_operation" in w["purse"]]
+    if not measured:
+        return []
+    lines = ["CPU per operation in µs, over the measured seconds (from /proc; the floor's per transaction, "
+             "pgbench included). \"cores busy\" is the sum times the rate: near nproc, the run was bound by "
+             "the machine's CPU.", "",
+             "| workload | Purse | PostgreSQL | load generator | sum | cores busy | floor: PostgreSQL | "
+             "floor: pgbench | floor sum |", "|---|---|---|---|---|---|---|---|---|"]
+    for w in measured:
+        cpu, floor = w["purse"]["cpu_us_per_operation"], w["floor"]["cpu_us_per_transaction"]
+        total, floor_total = sum(cpu.values()), sum(floor.values())
+        lines.append(f"| {w['title']} | {cpu['purse']:.0f} | {cpu['postgres']:.0f} | {cpu['load']:.0f} | {total:.0f} | "
+                     f"{total * w['purse']['operations_per_second'] / 1e6:.2f} | {floor['postgres']:.0f} | "
+                     f"{floor['pgbench']:.0f} | {floor_total:.0f} |")
+    stack = run.get("http_stack")
+    if stack:
+        cpu = stack["cpu_us_per_operation"]
+        lines += ["", f"The HTTP stack alone (`GET /healthz`: HTTP/1.1, routing, the response middleware and the "
+                      f"metrics; no authentication, no database): {stack['operations_per_second']:.0f} op/s, p99 "
+                      f"{stack['p99_ms']:.2f} ms, {stack['errors']} errors; Purse {cpu['purse']:.0f} µs and the load "
+                      f"generator {cpu['load']:.0f} µs per request."]
+    return lines + [""]
 
 
 def percent(value):

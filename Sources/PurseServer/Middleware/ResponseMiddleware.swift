@@ -12,7 +12,7 @@ struct ResponseMiddleware: RouterMiddleware {
     func handle(
         _ request: Request,
         context: Context,
-        next: (Request, Context) async throws -> Response
+        next: @concurrent (Request, Context) async throws -> Response
     ) async throws -> Response {
         let started = ContinuousClock.now
         var response: Response

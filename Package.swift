@@ -87,6 +87,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.embedInCode("OpenAPI/openapi.json")],
@@ -181,7 +182,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PurseServerTests",
-            dependencies: ["PurseServer", "PurseCore", "PurseModels", "Postgres", "TestSupport"],
+            dependencies: [
+                "PurseServer", "PurseCore", "PurseModels", "Postgres", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         // Runs the built `purse` executable as users do.

@@ -132,7 +132,7 @@ public struct PurseApplication {
         let configuration = self.configuration
         let publicURL = self.publicURL
         return Application(
-            responder: MeteredResponder(base: router.buildResponder(), metrics: httpMetrics),
+            responder: ConnectionLoopResponder(base: MeteredResponder(base: router.buildResponder(), metrics: httpMetrics)),
             server: .http1(
                 configuration: .init(additionalChannelHandlers: [RequestReadTimeoutHandler(seconds: configuration.readTimeout)])
             ),

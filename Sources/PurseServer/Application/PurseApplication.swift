@@ -1,4 +1,5 @@
 public import Hummingbird
+import HummingbirdCore
 public import Logging
 public import Postgres
 public import PurseCore
@@ -132,10 +133,15 @@ public struct PurseApplication {
         let configuration = self.configuration
         let publicURL = self.publicURL
         return Application(
-            responder: ConnectionLoopResponder(base: MeteredResponder(base: router.buildResponder(), metrics: httpMetrics)),
-            server: .http1(
-                configuration: .init(additionalChannelHandlers: [RequestReadTimeoutHandler(seconds: configuration.readTimeout)])
-            ),
+            responder: MeteredResponder(base: router.buildResponder(), metrics: httpMetrics),
+            server: HTTPServerBuilder { responder in
+                ConnectionLoopChildChannel(
+                    base: HTTP1Channel(
+                        responder: responder,
+                        configuration: .init(additionalChannelHandlers: [RequestReadTimeoutHandler(seconds: configuration.readTimeout)])
+                    )
+                )
+            },
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: nil

@@ -6,7 +6,7 @@ import NIOCore
 /// executor. A call into a nonisolated `async` function built without
 /// `NonisolatedNonsendingByDefault` (Hummingbird's and NIO's) must leave that executor for the
 /// generic one: the task is queued on the same loop again and waits for its next turn, dozens of
-/// times per request. With this executor preferred (``ConnectionLoopResponder``) such calls go on
+/// times per request. With this executor preferred (``ConnectionLoopChildChannel``) such calls go on
 /// at once, and a database answer resumes the request on its connection's own loop.
 final class EventLoopTaskExecutor: TaskExecutor {
     let eventLoop: any EventLoop

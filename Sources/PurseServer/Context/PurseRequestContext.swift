@@ -1,5 +1,4 @@
 public import Hummingbird
-import NIOCore
 import PurseCore
 
 /// What a request carries through the middleware and its handler.
@@ -7,13 +6,10 @@ public struct PurseRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// `req_...`, returned in the `Request-Id` header and on every log line of the request.
     public let requestID: String
-    /// The event loop of the request's connection, where its work runs (``ConnectionLoopResponder``).
-    let eventLoop: any EventLoop
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
         requestID = ObjectID.make(.request, length: 14)
-        eventLoop = source.channel.eventLoop
         logger[metadataKey: "request_id"] = .string(requestID)
         logger[metadataKey: "hb.request.id"] = nil  // ours replaces Hummingbird's own id
     }

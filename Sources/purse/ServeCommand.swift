@@ -108,7 +108,8 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         // Swift concurrency's jobs run on NIO's event loops rather than a second pool of threads,
         // so a request's handler no longer hops from its connection's loop to another thread and
-        // back (on the benchmark: about a quarter fewer context switches per request).
+        // back (on the benchmark: about a quarter fewer context switches per request). Each
+        // connection then prefers its own loop (ConnectionLoopChildChannel).
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let settings = try serverConfiguration()
         LoggingSystem.bootstrap { LogfmtLogHandler(label: $0, level: settings.logLevel) }

@@ -7,8 +7,13 @@ let strictSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
-    .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
 ]
+
+/// The server's targets also run a nonisolated async function on its caller's executor: on the
+/// event loop serving the request, instead of being queued on that loop again for every call
+/// (Benchmarks/README.md). The client library keeps Swift 6's default, so an app calling it from
+/// the main actor gets its work done off the main thread.
+let serverSettings = strictSettings + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
 
 let package = Package(
     name: "purse",
@@ -51,7 +56,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: serverSettings
         ),
         // The numbered migrations in sql/, compiled into the binary.
         .target(
@@ -59,7 +64,7 @@ let package = Package(
             path: "sql",
             exclude: ["README.md"],
             resources: [.embedInCode("migrations")],
-            swiftSettings: strictSettings
+            swiftSettings: serverSettings
         ),
         // Codable wire types shared by the server and the client (Foundation only).
         .target(
@@ -75,7 +80,7 @@ let package = Package(
                 "PurseSQL",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: serverSettings
         ),
         // The HTTP API on Hummingbird.
         .target(
@@ -92,7 +97,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.embedInCode("OpenAPI/openapi.json")],
-            swiftSettings: strictSettings
+            swiftSettings: serverSettings
         ),
         // The `purse` executable: serve, migrate, accounts, keys.
         .executableTarget(
@@ -107,7 +112,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: serverSettings
         ),
         // The client library apps link: `CustomerAdapter` and the ready adapter (Foundation only).
         .target(

@@ -137,19 +137,22 @@ public struct WebhookDeliveryStore: Sendable {
         let nextRetry: Int? = outcome.succeeded || gaveUp ? nil : time + delay
         let state = outcome.succeeded ? "delivered" : (gaveUp ? "failed" : "pending")
         try await pool.withTransaction { connection in
+            // The attempt first: its foreign key locks the endpoint (key share) before the
+            // delivery's row is locked, the order an endpoint's update or delete takes them in.
+            // The other order deadlocked with an endpoint being disabled.
+            try connection.query(
+                """
+                INSERT INTO webhook_attempts (id, account_id, endpoint_id, event_id, created, status_code, duration_ms, error, next_retry_at)
+                VALUES (\(ObjectID.make(.delivery)), \(attempt.accountID), \(attempt.endpointID), \(attempt.eventID), \(time),
+                        \(outcome.statusCode.map(Int32.init)), \(Int32(outcome.durationMs)), \(outcome.error), \(nextRetry))
+                """
+            )
             try connection.query(
                 """
                 UPDATE webhook_deliveries
                 SET state = \(state), attempts = \(Int32(attempts)), claimed_until = NULL,
                     next_attempt_at = to_timestamp(\(nextRetry ?? time))
                 WHERE seq = \(attempt.delivery) AND state = 'pending'
-                """
-            )
-            try connection.query(
-                """
-                INSERT INTO webhook_attempts (id, account_id, endpoint_id, event_id, created, status_code, duration_ms, error, next_retry_at)
-                VALUES (\(ObjectID.make(.delivery)), \(attempt.accountID), \(attempt.endpointID), \(attempt.eventID), \(time),
-                        \(outcome.statusCode.map(Int32.init)), \(Int32(outcome.durationMs)), \(outcome.error), \(nextRetry))
                 """
             )
         }

@@ -107,7 +107,7 @@ public struct WebhookEndpointService: Sendable {
             let rows = try connection.query(
                 """
                 SELECT \(unsafeSQL: Self.columns) FROM webhook_endpoints
-                WHERE id = \(id) AND account_id = \(caller.accountID) FOR UPDATE
+                WHERE id = \(id) AND account_id = \(caller.accountID) FOR NO KEY UPDATE
                 """
             )
             guard let row = rows.first else { throw PurseError.noSuch("webhook endpoint", id, param: "id") }

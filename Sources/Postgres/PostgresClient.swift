@@ -48,6 +48,8 @@ public final class PostgresClient: Sendable, Service {
     private let reactor: PostgresReactor?
     #endif
     private let timerLoop: any EventLoop
+    /// `options.checkoutTimeout`, as the timer loop counts time.
+    private let checkoutTimeout: TimeAmount
     private let state: Mutex<PoolState>
     private let logger: Logger
 
@@ -61,6 +63,8 @@ public final class PostgresClient: Sendable, Service {
         self.options = options
         self.threadPool = NIOThreadPool(numberOfThreads: options.maxConnections)
         self.timerLoop = eventLoopGroup.next()
+        let (seconds, attoseconds) = options.checkoutTimeout.components
+        self.checkoutTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         self.state = Mutex(PoolState(maxConnections: options.maxConnections))
         self.logger = logger
         #if os(Linux)
@@ -176,6 +180,8 @@ public final class PostgresClient: Sendable, Service {
     public func close() async {
         let (idle, waiters) = state.withLock { state in
             state.isClosed = true
+            state.timeoutSweep?.cancel()
+            state.timeoutSweep = nil
             defer {
                 state.idle.removeAll()
                 state.waiters.removeAll()
@@ -185,7 +191,6 @@ public final class PostgresClient: Sendable, Service {
         }
         for connection in idle { connection.close() }
         for waiter in waiters {
-            waiter.timeout?.cancel()
             waiter.continuation.resume(throwing: PGError(.poolClosed, message: "The connection pool is closed"))
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -287,26 +292,16 @@ public final class PostgresClient: Sendable, Service {
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
-        let timeout = options.checkoutTimeout
-        let (seconds, attoseconds) = timeout.components
-        let delay = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Grant, any Error>) in
-                let scheduled = timerLoop.scheduleTask(in: delay) { [self] in
-                    failWaiter(
-                        id,
-                        with: PGError(
-                            .poolTimeout,
-                            message: "No database connection became free within \(timeout)"
-                        ))
-                }
                 let enqueued = state.withLock { state in
                     if state.isClosed { return false }
-                    state.waiters.append(Waiter(id: id, continuation: continuation, timeout: scheduled))
+                    let deadline = NIODeadline.now() + checkoutTimeout
+                    state.waiters.append(Waiter(id: id, continuation: continuation, deadline: deadline))
+                    if state.timeoutSweep == nil { scheduleTimeoutSweep(at: deadline, in: &state) }
                     return true
                 }
                 if !enqueued {
-                    scheduled.cancel()
                     continuation.resume(throwing: PGError(.poolClosed, message: "The connection pool is closed"))
                 }
             }
@@ -315,13 +310,34 @@ public final class PostgresClient: Sendable, Service {
         }
     }
 
+    /// One timer serves every waiter: it fires at the oldest one's deadline, fails those whose
+    /// time is up, and sets itself for the next. A timer per waiter, set and cancelled on each
+    /// wait, cost more than the wait's own bookkeeping when most requests wait.
+    private func scheduleTimeoutSweep(at deadline: NIODeadline, in state: inout PoolState) {
+        state.timeoutSweep = timerLoop.scheduleTask(deadline: deadline) { [self] in failExpiredWaiters() }
+    }
+
+    private func failExpiredWaiters() {
+        let now = NIODeadline.now()
+        let expired = state.withLock { state -> [Waiter] in
+            state.timeoutSweep = nil
+            // Waiters queue in arrival order with one timeout, so their deadlines ascend.
+            let count = state.waiters.prefix { $0.deadline <= now }.count
+            let expired = Array(state.waiters.prefix(count))
+            state.waiters.removeFirst(count)
+            if let next = state.waiters.first { scheduleTimeoutSweep(at: next.deadline, in: &state) }
+            return expired
+        }
+        let error = PGError(.poolTimeout, message: "No database connection became free within \(options.checkoutTimeout)")
+        for waiter in expired { waiter.continuation.resume(throwing: error) }
+    }
+
     /// Resumes waiter `id` with an error, if it is still waiting.
     private func failWaiter(_ id: Int, with error: any Error) {
         let waiter = state.withLock { state -> Waiter? in
             guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
             return state.waiters.remove(at: index)
         }
-        waiter?.timeout?.cancel()
         waiter?.continuation.resume(throwing: error)
     }
 
@@ -355,7 +371,6 @@ public final class PostgresClient: Sendable, Service {
             break
         case .handOver(let waiter, let grant):
             if case .permitToConnect = grant { connection.close() }
-            waiter.timeout?.cancel()
             waiter.continuation.resume(returning: grant)
         case .close:
             connection.close()
@@ -377,7 +392,6 @@ public final class PostgresClient: Sendable, Service {
             }
             return nil
         }
-        waiter?.timeout?.cancel()
         waiter?.continuation.resume(returning: .permitToConnect)
     }
 }
@@ -386,7 +400,8 @@ public final class PostgresClient: Sendable, Service {
 struct Waiter {
     let id: Int
     let continuation: CheckedContinuation<PostgresClient.Grant, any Error>
-    let timeout: Scheduled<Void>?
+    /// When its checkout timeout is up.
+    let deadline: NIODeadline
 }
 
 /// The pool's bookkeeping, guarded by its mutex.
@@ -396,6 +411,8 @@ struct PoolState {
     var openCount = 0
     var idle: [PostgresConnection] = []
     var waiters: [Waiter] = []
+    /// The timer that fails waiters whose checkout timeout is up; set while any wait.
+    var timeoutSweep: Scheduled<Void>?
     var nextWaiterID = 0
     var totalWaits = 0
     var totalWaitTime = Duration.zero

@@ -30,6 +30,52 @@ struct PoolTests {
         }
     }
 
+    /// One timer serves all waiters (`failExpiredWaiters`): a later waiter must get its own full
+    /// timeout, not the deadline of the one before it.
+    @Test func eachWaiterTimesOutAfterItsOwnFullTimeout() async throws {
+        let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .milliseconds(400))
+        try await TestPostgres.withDatabase(options: options) { client in
+            async let holder: Void = client.withConnection { try $0.query("SELECT pg_sleep(2)") }
+            try await Task.sleep(for: .milliseconds(100))
+            let waits = try await withThrowingTaskGroup(of: Duration.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        let started = ContinuousClock.now
+                        await #expect(throws: PGError.self) { try await client.query("SELECT 1") }
+                        return ContinuousClock.now - started
+                    }
+                    // The second waiter joins when the first is halfway to its deadline.
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(waits.count == 2)
+            #expect(waits.allSatisfy { $0 >= .milliseconds(350) })
+            #expect(client.statistics.timeouts == 2)
+            try await holder
+        }
+    }
+
+    /// A waiter that arrives while the timer is set for an earlier, since served, waiter's
+    /// deadline keeps waiting past that deadline and is served.
+    @Test func aLaterWaiterOutlivesAnEarlierDeadline() async throws {
+        let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(1))
+        try await TestPostgres.withDatabase(options: options) { client in
+            async let first: Void = client.withConnection { try $0.query("SELECT pg_sleep(0.3)") }
+            try await Task.sleep(for: .milliseconds(50))
+            // Waits from 0.05 s (deadline 1.05 s), served at 0.3 s, holds the connection to 1.1 s.
+            async let second: Void = client.withConnection { try $0.query("SELECT pg_sleep(0.8)") }
+            try await Task.sleep(for: .milliseconds(350))
+            // Waits from 0.4 s (deadline 1.4 s), past the first waiter's deadline; served at 1.1 s.
+            let rows = try await client.query("SELECT 3 AS three")
+            #expect(try rows[0]["three", as: Int32.self] == 3)
+            try await first
+            try await second
+            #expect(client.statistics.timeouts == 0)
+            #expect(client.statistics.totalWaits == 2)
+        }
+    }
+
     @Test func waitingCallersAreServedInOrder() async throws {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(10))
         try await TestPostgres.withDatabase(options: options) { client in

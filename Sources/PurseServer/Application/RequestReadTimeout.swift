@@ -33,7 +33,13 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
     /// for the database (authenticating a key not yet in memory) when the body fails, which on
     /// a loaded server takes seconds; closing sooner leaves the client with no answer at all.
     private let answerGrace: TimeAmount
-    private var deadline: Scheduled<Void>?
+    /// When the current phase runs out; nil while the server works on a request read whole.
+    private var deadline: NIODeadline?
+    /// The one timer that checks `deadline`. A later deadline does not move it: it re-arms
+    /// itself when it fires early. Setting and cancelling a timer twice per request cost about
+    /// 3 % of a list's CPU.
+    private var timer: Scheduled<Void>?
+    private var timerFiresAt = NIODeadline.distantFuture
     /// A request whose head has arrived and whose end has not.
     private var isReadingBody = false
     /// Requests whose head has arrived and whose response has not been written in full.
@@ -52,7 +58,7 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        stopDeadline()
+        stopTimer()
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -61,7 +67,7 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        stopDeadline()
+        stopTimer()
         context.fireChannelInactive()
     }
 
@@ -100,18 +106,42 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
     }
 
     private func startDeadline(_ context: ChannelHandlerContext, in amount: TimeAmount? = nil) {
-        stopDeadline()
-        // The task runs on the channel's event loop, where this handler lives.
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        deadline = context.eventLoop.scheduleTask(in: amount ?? timeout) {
-            let (handler, context) = loopBound.value
-            handler.deadlinePassed(context)
-        }
+        let deadline = NIODeadline.now() + (amount ?? timeout)
+        self.deadline = deadline
+        // A timer that fires first finds the new deadline and waits on for it.
+        if timer != nil, timerFiresAt <= deadline { return }
+        timer?.cancel()
+        setTimer(context, at: deadline)
     }
 
     private func stopDeadline() {
-        deadline?.cancel()
         deadline = nil
+    }
+
+    private func setTimer(_ context: ChannelHandlerContext, at time: NIODeadline) {
+        // The task runs on the channel's event loop, where this handler lives.
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timerFiresAt = time
+        timer = context.eventLoop.scheduleTask(deadline: time) {
+            let (handler, context) = loopBound.value
+            handler.timerFired(context)
+        }
+    }
+
+    private func stopTimer() {
+        timer?.cancel()
+        timer = nil
+        deadline = nil
+    }
+
+    private func timerFired(_ context: ChannelHandlerContext) {
+        timer = nil
+        guard let deadline else { return }
+        if deadline > .now() {
+            setTimer(context, at: deadline)
+        } else {
+            deadlinePassed(context)
+        }
     }
 
     private func deadlinePassed(_ context: ChannelHandlerContext) {

@@ -35,7 +35,7 @@ struct PoolTests {
     @Test func eachWaiterTimesOutAfterItsOwnFullTimeout() async throws {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .milliseconds(400))
         try await TestPostgres.withDatabase(options: options) { client in
-            async let holder: Void = client.withConnection { try $0.query("SELECT pg_sleep(2)") }
+            async let holder: Void = client.withConnection { try $0.query("SELECT pg_sleep(4)") }
             try await Task.sleep(for: .milliseconds(100))
             let waits = try await withThrowingTaskGroup(of: Duration.self) { group in
                 for _ in 0..<2 {
@@ -57,20 +57,27 @@ struct PoolTests {
     }
 
     /// A waiter that arrives while the timer is set for an earlier, since served, waiter's
-    /// deadline keeps waiting past that deadline and is served.
+    /// deadline keeps waiting past that deadline and is served. The connection is held by
+    /// bodies that wait for a signal, so only the waits themselves are timed.
     @Test func aLaterWaiterOutlivesAnEarlierDeadline() async throws {
-        let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(1))
+        let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(4))
         try await TestPostgres.withDatabase(options: options) { client in
-            async let first: Void = client.withConnection { try $0.query("SELECT pg_sleep(0.3)") }
-            try await Task.sleep(for: .milliseconds(50))
-            // Waits from 0.05 s (deadline 1.05 s), served at 0.3 s, holds the connection to 1.1 s.
-            async let second: Void = client.withConnection { try $0.query("SELECT pg_sleep(0.8)") }
-            try await Task.sleep(for: .milliseconds(350))
-            // Waits from 0.4 s (deadline 1.4 s), past the first waiter's deadline; served at 1.1 s.
-            let rows = try await client.query("SELECT 3 AS three")
-            #expect(try rows[0]["three", as: Int32.self] == 3)
-            try await first
-            try await second
+            let (first, second) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+            async let firstHolder: Void = client.withConnection { _ in first.wait() }
+            try await Task.sleep(for: .milliseconds(200))
+            // Waits from 0 s (deadline 4 s) and is served at once: the timer stays set for 4 s.
+            let earlierWait = ContinuousClock.now
+            async let secondHolder: Void = client.withConnection { _ in second.wait() }
+            try await Task.sleep(for: .milliseconds(200))
+            first.signal()
+            try await firstHolder
+            // Joins at 2 s (deadline 6 s); the connection comes free at 4.5 s.
+            try await Task.sleep(until: earlierWait + .seconds(2))
+            async let later = client.query("SELECT 3 AS three")
+            try await Task.sleep(until: earlierWait + .milliseconds(4500))
+            second.signal()
+            try await secondHolder
+            #expect(try await later[0]["three", as: Int32.self] == 3)
             #expect(client.statistics.timeouts == 0)
             #expect(client.statistics.totalWaits == 2)
         }

@@ -72,6 +72,10 @@ public enum FormParser {
     /// Percent-decodes a component (`+` is a space) and checks it is valid UTF-8 without NULs.
     /// `what` names the component in an error; built only then.
     static func decodeComponent(_ bytes: some Collection<UInt8>, what: @autoclosure () -> String) throws -> String {
+        // Most components have nothing to decode: validate them where they are.
+        guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
+            return try validatedText(bytes, what: what)
+        }
         var decoded: [UInt8] = []
         decoded.reserveCapacity(bytes.count)
         var iterator = bytes.makeIterator()
@@ -88,10 +92,14 @@ public enum FormParser {
                 decoded.append(byte)
             }
         }
-        guard let text = String(validating: decoded, as: UTF8.self) else {
+        return try validatedText(decoded, what: what)
+    }
+
+    private static func validatedText(_ bytes: some Collection<UInt8>, what: () -> String) throws -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw PurseError(.invalidRequest, message: "The \(what()) is not valid UTF-8.")
         }
-        guard !decoded.contains(0) else {
+        guard !bytes.contains(0) else {
             throw PurseError(.invalidRequest, message: "The \(what()) contains a NUL character.")
         }
         return text

@@ -31,9 +31,8 @@ public struct ParamDecoder {
     private func firstUnvisited(in object: ParamObject, path: [String], visits: Visits) -> String? {
         for entry in object.entries {
             let childPath = path + [entry.key]
-            let name = ParameterPath.bracketed(childPath)
-            if ignoredParameters.contains(name) { continue }
-            guard visits.paths.contains(childPath) else { return name }
+            if !ignoredParameters.isEmpty, ignoredParameters.contains(ParameterPath.bracketed(childPath)) { continue }
+            guard visits.paths.contains(childPath) else { return ParameterPath.bracketed(childPath) }
             if let unknown = firstUnvisited(in: entry.value, path: childPath, visits: visits) { return unknown }
         }
         return nil
@@ -175,26 +174,27 @@ struct TreeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     var codingPath: [any CodingKey] { decoder.codingPath }
     var allKeys: [Key] { object.keys.compactMap { Key(stringValue: $0) } }
 
-    private func visit(_ key: Key) {
+    /// The value sent for `key`, recorded as read. Only parameters that arrived are checked for
+    /// being unknown, so a key that is absent needs no record (most of a struct's keys are).
+    private func lookup(_ key: Key) -> ParamValue? {
+        guard let value = object[key.stringValue] else { return nil }
         decoder.visits.paths.insert((codingPath + [key]).map(\.stringValue))
+        return value
     }
 
     func contains(_ key: Key) -> Bool {
-        visit(key)
-        return object[key.stringValue] != nil
+        lookup(key) != nil
     }
 
     private func childDecoder(_ key: Key) throws -> TreeDecoder {
-        visit(key)
-        guard let value = object[key.stringValue] else {
+        guard let value = lookup(key) else {
             throw PurseError.missingParameter(ParameterPath.bracketed(codingPath + [key]))
         }
         return decoder.child(value, key: key)
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        visit(key)
-        return object[key.stringValue]?.isEmpty ?? true
+        lookup(key)?.isEmpty ?? true
     }
 
     func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
@@ -207,8 +207,7 @@ struct TreeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// Absent is nil, and so is empty unless the type gives "empty" a meaning of its own.
     func decodeIfPresent<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value? {
-        visit(key)
-        guard let value = object[key.stringValue] else { return nil }
+        guard let value = lookup(key) else { return nil }
         if value.isEmpty, !(Value.self is any ClearableParameter.Type) { return nil }
         return try decoder.child(value, key: key).decode(type)
     }

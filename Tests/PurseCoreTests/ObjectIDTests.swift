@@ -11,6 +11,9 @@ struct ObjectIDTests {
         #expect(!ObjectID.isWellFormed(id, prefix: .paymentMethod))
         #expect(ObjectID.randomBase62(length: 1).utf8.count == 1)
         #expect(ObjectID.randomBase62(length: 61).utf8.count == 61)
+        let long = ObjectID.randomBase62(length: 5_000)
+        #expect(long.utf8.count == 5_000)
+        #expect(long.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) })
     }
 
     /// Each draw's eight bytes are all used; the characters must stay uniform and the ids distinct.

@@ -36,7 +36,18 @@ struct AuthenticationTests {
         }
     }
 
-    @Test(arguments: ["Token abc", "Bearer", "Basic !!!notbase64", "sk_test_abc"])
+    /// The scheme in any case, and blanks around the key, as HTTP allows.
+    @Test(arguments: ["bearer %@", "BEARER %@", "Bearer   %@\t ", " \tBearer %@"])
+    func theSchemeIsReadInAnyCaseAndBlanksAroundTheKeyAreIgnored(template: String) async throws {
+        try await LiveServer.with { server in
+            let account = try await server.makeAccount()
+            let header = template.replacingOccurrences(of: "%@", with: account.secretKey)
+            let call = try await account.client(key: nil).get("/v1/customers", headers: ["Authorization": header])
+            #expect(call.status == 200)
+        }
+    }
+
+    @Test(arguments: ["Token abc", "Bearer", "Bearer\tabc", "Bearers abc", "Bear abc", "Basic !!!notbase64", "sk_test_abc"])
     func malformedAuthorizationHeadersAre401(header: String) async throws {
         try await LiveServer.with { server in
             let call = try await APIClient(baseURL: server.baseURL, key: nil).get("/v1/customers", headers: ["Authorization": header])

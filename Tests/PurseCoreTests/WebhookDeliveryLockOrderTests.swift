@@ -35,13 +35,16 @@ struct WebhookDeliveryLockOrderTests {
             )
             let attempt = try #require(try await store.claim(limit: 1).first)
 
-            // The endpoint's change: its row first, then (once the recording waits) its deliveries.
+            // The endpoint's change: its row first, then, once the recording waits behind it, its
+            // deliveries. Signals and PostgreSQL's own lock table order the steps, not sleeps.
+            let endpointLocked = DispatchSemaphore(value: 0)
             async let change: Void = pool.withTransaction { connection in
                 try connection.query("SELECT 1 FROM webhook_endpoints WHERE id = 'we_lock' FOR UPDATE")
-                Thread.sleep(forTimeInterval: 1)
+                endpointLocked.signal()
+                try Self.waitUntilAnotherSessionWaits(on: connection)
                 try connection.query("UPDATE webhook_deliveries SET state = 'failed' WHERE endpoint_id = 'we_lock' AND state = 'pending'")
             }
-            try await Task.sleep(for: .milliseconds(300))
+            try await Blocking.run { endpointLocked.wait() }
             async let recording: Void = store.record(attempt, outcome: .init(statusCode: nil, error: "refused", durationMs: 1))
             try await change
             try await recording
@@ -52,4 +55,23 @@ struct WebhookDeliveryLockOrderTests {
             #expect(try attempts[0]["count", as: Int.self] == 1, "the attempt is recorded")
         }
     }
+
+    /// Returns once a session waits for a lock `connection` holds (the recording, blocked on
+    /// the endpoint's row); fails the test if none does within 30 s.
+    private static func waitUntilAnotherSessionWaits(on connection: PostgresConnection) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            // Inside a transaction the activity view is a snapshot taken at its first read.
+            try connection.query("SELECT pg_stat_clear_snapshot()")
+            let rows = try connection.query(
+                "SELECT count(*) AS waiting FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))"
+            )
+            if try rows[0]["waiting", as: Int.self] > 0 { return }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        throw RecordingNeverWaited()
+    }
+
+    /// The attempt's recording never waited for the endpoint's lock: the test did not test the order.
+    struct RecordingNeverWaited: Error {}
 }

@@ -411,7 +411,8 @@ struct PoolState {
     var openCount = 0
     var idle: [PostgresConnection] = []
     var waiters: [Waiter] = []
-    /// The timer that fails waiters whose checkout timeout is up; set while any wait.
+    /// The timer that fails waiters whose checkout timeout is up. It stays set after its waiter
+    /// is served, and when it fires finds the next deadline or, with no one waiting, clears.
     var timeoutSweep: Scheduled<Void>?
     var nextWaiterID = 0
     var totalWaits = 0

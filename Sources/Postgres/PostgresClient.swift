@@ -48,8 +48,6 @@ public final class PostgresClient: Sendable, Service {
     private let reactor: PostgresReactor?
     #endif
     private let timerLoop: any EventLoop
-    /// `options.checkoutTimeout`, as the timer loop counts time.
-    private let checkoutTimeout: TimeAmount
     private let state: Mutex<PoolState>
     private let logger: Logger
 
@@ -63,8 +61,6 @@ public final class PostgresClient: Sendable, Service {
         self.options = options
         self.threadPool = NIOThreadPool(numberOfThreads: options.maxConnections)
         self.timerLoop = eventLoopGroup.next()
-        let (seconds, attoseconds) = options.checkoutTimeout.components
-        self.checkoutTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         self.state = Mutex(PoolState(maxConnections: options.maxConnections))
         self.logger = logger
         #if os(Linux)
@@ -296,7 +292,7 @@ public final class PostgresClient: Sendable, Service {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Grant, any Error>) in
                 let enqueued = state.withLock { state in
                     if state.isClosed { return false }
-                    let deadline = NIODeadline.now() + checkoutTimeout
+                    let deadline = NIODeadline.now() + TimeAmount(options.checkoutTimeout)
                     state.waiters.append(Waiter(id: id, continuation: continuation, deadline: deadline))
                     if state.timeoutSweep == nil { scheduleTimeoutSweep(at: deadline, in: &state) }
                     return true

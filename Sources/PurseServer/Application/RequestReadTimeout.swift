@@ -36,8 +36,8 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
     /// When the current phase runs out; nil while the server works on a request read whole.
     private var deadline: NIODeadline?
     /// The one timer that checks `deadline`. A later deadline does not move it: it re-arms
-    /// itself when it fires early. Setting and cancelling a timer twice per request cost about
-    /// 3 % of a list's CPU.
+    /// itself when it fires early. Setting and cancelling a timer twice per request was 1.8–2.5 % of
+    /// Purse's CPU on a list (perf).
     private var timer: Scheduled<Void>?
     private var timerFiresAt = NIODeadline.distantFuture
     /// A request whose head has arrived and whose end has not.

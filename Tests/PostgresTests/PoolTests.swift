@@ -83,6 +83,43 @@ struct PoolTests {
         }
     }
 
+    /// A request whose client went away while it waited for a connection: it stops waiting at
+    /// once, leaves the queue, and the caller behind it is served next.
+    @Test func aCancelledWaiterLeavesTheQueue() async throws {
+        let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(30))
+        try await TestPostgres.withDatabase(options: options) { client in
+            let release = DispatchSemaphore(value: 0)
+            async let holder: Void = client.withConnection { _ in release.wait() }
+            try await Task.sleep(for: .milliseconds(200))
+            let cancelled = Task { try await client.query("SELECT 1") }
+            try await Self.waitUntil { client.statistics.waiting == 1 }
+            async let next = client.query("SELECT 2 AS two")
+            try await Self.waitUntil { client.statistics.waiting == 2 }
+            let started = ContinuousClock.now
+            cancelled.cancel()
+            await #expect(throws: CancellationError.self) { try await cancelled.value }
+            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(client.statistics.waiting == 1)
+            release.signal()
+            try await holder
+            #expect(try await next[0]["two", as: Int32.self] == 2)
+            #expect(client.statistics.waiting == 0)
+            #expect(client.statistics.timeouts == 0)
+        }
+    }
+
+    /// Polls `condition` (a loaded machine may take a while to queue a caller) for up to 20 s.
+    private static func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("The condition never held")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     @Test func waitingCallersAreServedInOrder() async throws {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(10))
         try await TestPostgres.withDatabase(options: options) { client in

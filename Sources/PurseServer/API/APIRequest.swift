@@ -64,14 +64,20 @@ public struct APIResult: Sendable {
 
     /// A model, encoded as Stripe shows it.
     public static func object(_ model: some Encodable, status: HTTPResponse.Status = .ok) throws -> APIResult {
-        APIResult(status: status, rendered: try JSONBytesEncoder().encode(model))
+        APIResult(status: status, body: try JSONValueEncoder().encode(model))
     }
 
     /// A page as Stripe's list object, whose `url` is the bare path.
     public static func list<Element: Encodable & Sendable>(_ page: Page<Element>, url: String) throws -> APIResult {
-        let encoder = JSONBytesEncoder()
-        let rendered = try page.data.map { RenderedJSON(bytes: try encoder.encode($0)) }
-        return list(Page(data: rendered, hasMore: page.hasMore), url: url)
+        let encoder = JSONValueEncoder()
+        return APIResult(
+            body: [
+                "object": "list",
+                "data": .array(try page.data.map { try encoder.encode($0) }),
+                "has_more": .bool(page.hasMore),
+                "url": .string(url),
+            ]
+        )
     }
 
     /// A page of objects already rendered, as the same list object, written without a value tree.

@@ -20,6 +20,8 @@ struct EventTests {
             let createdEvent = events[2]
             #expect(createdEvent["object"] == "event")
             #expect(createdEvent["data"]?["object"]?["id"] == .string(id))
+            // The same bytes make the response and the event's object.
+            #expect(createdEvent["data"]?["object"] == created.json)
             #expect(createdEvent["data"]?["previous_attributes"] == nil)
             #expect(createdEvent["request"]?["idempotency_key"] == "create-1")
             #expect(createdEvent["request"]?["id"]?.stringValue == created.header("Request-Id"))

@@ -34,7 +34,7 @@ public struct CustomerService: Sendable {
         _ params: CustomerCreateParameters,
         by caller: Credential,
         request: RequestInfo
-    ) async throws -> JSONValue {
+    ) async throws -> RenderedJSON {
         var customer = Customer(
             id: ObjectID.make(.customer),
             created: Clock.now,
@@ -68,8 +68,9 @@ public struct CustomerService: Sendable {
                     \(StoredJSON.encodeIfPresent(customer.shipping)), \(StoredJSON.encode(customer.metadata)),
                     \(PostgresTextArray(customer.preferredLocales)), \(customer.invoicePrefix))
             """
-        let created = try JSONValueEncoder().encode(customer)
-        let event = events.insert("customer.created", object: created, account: caller.accountID, request: request)
+        // Written once: the event's object and the response are the same bytes.
+        let created = RenderedJSON(bytes: JSONWriter.bytes(try JSONValueEncoder().encode(customer)))
+        let event = events.insert("customer.created", rendered: created, account: caller.accountID, request: request)
         guard let attachment else {
             // The common case in one statement: the customer and its event.
             try await pool.query(

@@ -28,10 +28,31 @@ public struct EventRecorder: Sendable {
         account: String,
         request: RequestInfo?
     ) -> PostgresQuery {
-        // EventData's shape, built directly: the object is already JSON, so no encoder runs.
-        var data: JSONValue = ["object": object]
-        if let previousAttributes { data["previous_attributes"] = previousAttributes }
-        let json = PostgresJSON(JSONWriter.string(data), type: .json)
+        insert(
+            type, rendered: RenderedJSON(bytes: JSONWriter.bytes(object)), previousAttributes: previousAttributes,
+            account: account, request: request)
+    }
+
+    /// ``insert(_:object:previousAttributes:account:request:)`` for an object already written as
+    /// JSON (a created customer, whose bytes are also the response).
+    public func insert(
+        _ type: String,
+        rendered object: RenderedJSON,
+        previousAttributes: JSONValue? = nil,
+        account: String,
+        request: RequestInfo?
+    ) -> PostgresQuery {
+        // EventData's shape, written around the object's bytes: no encoder runs.
+        var data: [UInt8] = []
+        data.reserveCapacity(object.bytes.count + 16)
+        data += #"{"object":"#.utf8
+        data += object.bytes
+        if let previousAttributes {
+            data += #","previous_attributes":"#.utf8
+            data += JSONWriter.bytes(previousAttributes)
+        }
+        data.append(UInt8(ascii: "}"))
+        let json = PostgresJSON(String(decoding: data, as: UTF8.self), type: .json)
         return """
             INSERT INTO events (id, account_id, created, type, api_version, data, request_id, idempotency_key)
             VALUES (\(ObjectID.make(.event)), \(account), \(Clock.now), \(type),

@@ -24,7 +24,7 @@ struct CustomersController {
 
     @Sendable func create(_ request: APIRequest) async throws -> APIResult {
         let params = try request.decode(CustomerCreateParameters.self)
-        return APIResult(body: try await customers.create(params, by: request.caller, request: request.info))
+        return APIResult(rendered: try await customers.create(params, by: request.caller, request: request.info).bytes)
     }
 
     @Sendable func retrieve(_ request: APIRequest) async throws -> APIResult {

@@ -28,37 +28,26 @@ public struct EventRecorder: Sendable {
         account: String,
         request: RequestInfo?
     ) -> PostgresQuery {
-        insert(
-            type, rendered: RenderedJSON(bytes: JSONWriter.bytes(object)), previousAttributes: previousAttributes,
-            account: account, request: request)
+        // EventData's shape, built directly: the object is already JSON, so no encoder runs.
+        var data: JSONValue = ["object": object]
+        if let previousAttributes { data["previous_attributes"] = previousAttributes }
+        return insert(type, data: JSONWriter.string(data), account: account, request: request)
     }
 
-    /// ``insert(_:object:previousAttributes:account:request:)`` for an object already written as
-    /// JSON (a created customer, whose bytes are also the response).
-    public func insert(
-        _ type: String,
-        rendered object: RenderedJSON,
-        previousAttributes: JSONValue? = nil,
-        account: String,
-        request: RequestInfo?
-    ) -> PostgresQuery {
-        // EventData's shape, written around the object's bytes: no encoder runs.
-        var data: [UInt8] = []
-        data.reserveCapacity(object.bytes.count + 16)
-        data += #"{"object":"#.utf8
-        data += object.bytes
-        if let previousAttributes {
-            data += #","previous_attributes":"#.utf8
-            data += JSONWriter.bytes(previousAttributes)
-        }
-        data.append(UInt8(ascii: "}"))
-        let json = PostgresJSON(String(decoding: data, as: UTF8.self), type: .json)
-        return """
-            INSERT INTO events (id, account_id, created, type, api_version, data, request_id, idempotency_key)
-            VALUES (\(ObjectID.make(.event)), \(account), \(Clock.now), \(type),
-                    \(request?.apiVersion ?? RequestInfo.defaultAPIVersion), \(json), \(request?.id), \(request?.idempotencyKey))
-            RETURNING id, account_id, type
-            """
+    /// ``insert(_:object:previousAttributes:account:request:)`` for a new object already written
+    /// as JSON (a created customer, whose bytes are also the response): no tree is built for it.
+    public func insert(_ type: String, rendered object: RenderedJSON, account: String, request: RequestInfo?) -> PostgresQuery {
+        insert(type, data: #"{"object":"# + String(decoding: object.bytes, as: UTF8.self) + "}", account: account, request: request)
+    }
+
+    private func insert(_ type: String, data: String, account: String, request: RequestInfo?) -> PostgresQuery {
+        """
+        INSERT INTO events (id, account_id, created, type, api_version, data, request_id, idempotency_key)
+        VALUES (\(ObjectID.make(.event)), \(account), \(Clock.now), \(type),
+                \(request?.apiVersion ?? RequestInfo.defaultAPIVersion), \(PostgresJSON(data, type: .json)), \(request?.id),
+                \(request?.idempotencyKey))
+        RETURNING id, account_id, type
+        """
     }
 
     /// Records an event on `connection` (inside the caller's transaction): in a statement of its

@@ -140,11 +140,21 @@ struct AttachAndDefaultTests {
             let method = try #require(call.json["invoice_settings"]?["default_payment_method"]?.stringValue)
             #expect(method.hasPrefix("pm_") && method != "pm_card_visa")
             #expect(try await api.get("/v1/payment_methods/\(method)").json["customer"]?.stringValue == customer)
+            // A create's response is written as bytes once; expand still reaches into it.
+            let expanded = try await api.post(
+                "/v1/customers",
+                "payment_method=pm_card_visa&invoice_settings[default_payment_method]=pm_card_visa"
+                    + "&expand[]=invoice_settings.default_payment_method"
+            )
+            #expect(expanded.status == 200, "\(expanded.json)")
+            let shown = expanded.json["invoice_settings"]?["default_payment_method"]
+            #expect(shown?["object"] == "payment_method")
+            #expect(shown?["customer"] == expanded.json["id"])
             let declined = try await api.post("/v1/customers", "payment_method=pm_card_chargeDeclined")
             #expect(declined.status == 402)
             let onlyDefault = try await api.post("/v1/customers", "invoice_settings[default_payment_method]=pm_card_visa")
             #expect(onlyDefault.status == 400)
-            #expect(try await api.get("/v1/customers").json["data"]?.arrayValue?.count == 1, "refused creations left nothing")
+            #expect(try await api.get("/v1/customers").json["data"]?.arrayValue?.count == 2, "refused creations left nothing")
         }
     }
 

@@ -109,13 +109,18 @@ struct ReadTimeoutTests {
     }
 
     @Test func aConnectionServesRequestsSlowerThanTheTimeoutApart() async throws {
-        try await LiveServer.with(configuration: Self.twoSeconds) { server in
+        // Four seconds, with pauses of one: a pause reaches the server later than it ends, by
+        // as much as the response and the next request take on a machine running every suite
+        // at once (this test took 25 s there, against 7-8 s alone, and a two-second timeout
+        // once closed the connection between two requests).
+        let fourSeconds = ServerConfiguration(port: 0, logLevel: .warning, readTimeout: 4)
+        try await LiveServer.with(configuration: fourSeconds) { server in
             let account = try await server.makeAccount()
             let first = "name=a"
             let connection = try await open(server, sending: head(account.secretKey, length: first.utf8.count) + first)
             #expect(try await connection.response(timeout: 20).status == 200)
             // Each pause is under the timeout; together they are well over it.
-            for name in ["b", "c", "d"] {
+            for name in ["b", "c", "d", "e", "f", "g"] {
                 try await Task.sleep(for: .milliseconds(1000))
                 let body = "name=\(name)"
                 try await connection.write(head(account.secretKey, length: body.utf8.count) + body)

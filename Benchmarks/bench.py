@@ -594,7 +594,9 @@ def machine():
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                                  text=True).stdout.strip(),
-        "dirty": bool(subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+        # The results files a run just wrote do not count: a scale run after a workload run is not "local changes".
+        "dirty": bool(subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no", "--",
+                                      ".", ":!Benchmarks/results.md", ":!Benchmarks/results.json"],
                                      capture_output=True, text=True).stdout.strip()),
     }
 

@@ -190,8 +190,10 @@ let package = Package(
             name: "PurseServerTests",
             dependencies: [
                 "PurseServer", "PurseCore", "PurseModels", "Postgres", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),

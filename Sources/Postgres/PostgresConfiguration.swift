@@ -79,9 +79,22 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
 
     /// Settings every Purse connection wants unless the caller chose otherwise: a bounded connect
     /// time, no server notices on stderr, UTC timestamps, and a recognisable application name.
+    /// Over TCP, a server that vanishes without a reset (a failover, a firewall dropping the
+    /// connection) is noticed: an idle connection is probed after 30 s and given up after three
+    /// unanswered probes 10 s apart, and a statement whose bytes the server has not acknowledged
+    /// for 30 s fails, instead of the kernel's many minutes of each.
+    static let defaults: [(keyword: String, value: String)] = [
+        ("connect_timeout", "5"),
+        ("application_name", "purse"),
+        ("keepalives", "1"),
+        ("keepalives_idle", "30"),
+        ("keepalives_interval", "10"),
+        ("keepalives_count", "3"),
+        ("tcp_user_timeout", "30000"),
+    ]
+
     private mutating func applyDefaults() {
-        if value(for: "connect_timeout") == nil { set("connect_timeout", "5") }
-        if value(for: "application_name") == nil { set("application_name", "purse") }
+        for (keyword, value) in Self.defaults where self.value(for: keyword) == nil { set(keyword, value) }
         let sessionOptions = "-c client_min_messages=warning -c TimeZone=UTC"
         if let options = value(for: "options") {
             set("options", options + " " + sessionOptions)

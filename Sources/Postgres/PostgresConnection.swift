@@ -90,7 +90,7 @@ public final class PostgresConnection: @unchecked Sendable {
     public var isUsable: Bool {
         guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE else { return false }
         var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-        return poll(&descriptor, 1, 0) == 0
+        return poll(&descriptor, 1, 0) == 0 && purse_tls_read_pending(handle) == 0
     }
 
     /// Waits up to `timeout` for notifications on the channels this connection `LISTEN`s to
@@ -100,15 +100,63 @@ public final class PostgresConnection: @unchecked Sendable {
         let handle = try openHandle()
         let pending = Self.takeNotifications(handle)
         if !pending.isEmpty { return pending }
+        guard try Self.waitForInput(handle, upTo: timeout) else { return [] }
+        try Self.consumeInput(handle)
+        return Self.takeNotifications(handle)
+    }
+
+    /// Sends `SELECT 1` and waits up to `timeout` for its answer. A connection that only
+    /// listens learns nothing otherwise of a server that stopped answering: one dropped by a
+    /// firewall, or a failover without a reset, sends no error and the kernel may wait many
+    /// minutes. Notifications that arrive meanwhile are kept for ``notifications(waitingUpTo:)``.
+    public func checkAlive(within timeout: Duration) throws {
+        let handle = try openHandle()
+        guard PQsendQuery(handle, "SELECT 1") == 1 else {
+            throw PGError(.connectionFailed, message: Self.errorMessage(of: handle))
+        }
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            try Self.consumeInput(handle)
+            var failure: PGError?
+            while PQisBusy(handle) == 0 {
+                guard let result = PQgetResult(handle) else {
+                    if let failure { throw failure }
+                    return
+                }
+                if Self.isError(result), failure == nil {
+                    failure = PGError(.connectionFailed, message: Self.field(result, purse_diag_message_primary()) ?? Self.errorMessage(of: handle))
+                }
+                PQclear(result)
+            }
+            let left = deadline - .now
+            guard left > .zero else {
+                throw PGError(.connectionFailed, message: "PostgreSQL did not answer within \(timeout)")
+            }
+            _ = try Self.waitForInput(handle, upTo: left)
+        }
+    }
+
+    /// Waits until there is something to read: on the socket, or already decrypted in OpenSSL,
+    /// where the socket does not report it. False after `timeout` with nothing, or when a signal
+    /// cut the wait short.
+    private static func waitForInput(_ handle: OpaquePointer, upTo timeout: Duration) throws -> Bool {
+        if purse_tls_read_pending(handle) == 1 { return true }
         var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
         let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
         let ready = poll(&descriptor, 1, Int32(clamping: milliseconds))
-        guard ready != 0 else { return [] }
-        if ready < 0 && errno == EINTR { return [] }
-        guard ready > 0, PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else {
-            throw PGError(.connectionFailed, message: Self.errorMessage(of: handle))
+        if ready < 0 && errno != EINTR {
+            throw PGError(.connectionFailed, message: "Cannot wait for the database: \(String(cString: strerror(errno)))")
         }
-        return Self.takeNotifications(handle)
+        return ready > 0
+    }
+
+    /// Reads what has arrived (on TLS, all OpenSSL holds too); throws when the connection is lost.
+    private static func consumeInput(_ handle: OpaquePointer) throws {
+        repeat {
+            guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else {
+                throw PGError(.connectionFailed, message: errorMessage(of: handle))
+            }
+        } while purse_tls_read_pending(handle) == 1
     }
 
     private static func takeNotifications(_ handle: OpaquePointer) -> [PostgresNotification] {
@@ -198,17 +246,33 @@ public final class PostgresConnection: @unchecked Sendable {
         guard let handle else {
             return .failure(PGError(.connectionFailed, message: "The connection is closed"))
         }
-        guard PQconsumeInput(handle) == 1 else { return finishAnswer(nil) }
-        while PQisBusy(handle) == 0 {
-            guard let result = PQgetResult(handle) else {
-                // The statement is finished; its first result is the answer.
-                let answer = pendingAnswer
-                pendingAnswer = nil
-                return finishAnswer(answer)
+        repeat {
+            guard PQconsumeInput(handle) == 1 else {
+                // The connection is gone. An error the server sent before it went (a shutdown's,
+                // say) is the answer; otherwise libpq's own message is.
+                return finishAnswer(pendingAnswer.map(Self.isError) == true ? takePendingAnswer() : nil)
             }
-            if pendingAnswer == nil { pendingAnswer = result } else { PQclear(result) }
-        }
+            while PQisBusy(handle) == 0 {
+                // The statement is finished; its first result is the answer.
+                guard let result = PQgetResult(handle) else { return finishAnswer(takePendingAnswer()) }
+                if pendingAnswer == nil { pendingAnswer = result } else { PQclear(result) }
+            }
+            // Over TLS, what libpq has not read yet may already sit decrypted in OpenSSL, where the
+            // socket will never report it: read on instead of waiting.
+        } while purse_tls_read_pending(handle) == 1
         return nil
+    }
+
+    private func takePendingAnswer() -> OpaquePointer? {
+        defer { pendingAnswer = nil }
+        return pendingAnswer
+    }
+
+    private static func isError(_ result: OpaquePointer) -> Bool {
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return false
+        default: return true
+        }
     }
 
     private func finishAnswer(_ answer: OpaquePointer?) -> Result<PostgresRows, any Error> {

@@ -20,6 +20,49 @@ struct ConnectionTests {
         #expect(!configuration.description.contains("p/ss"))
     }
 
+    @Test func aVanishedServerIsNoticedByDefaultUnlessTheURLSaysOtherwise() throws {
+        let defaults = try PostgresConfiguration(url: "postgres://u@db.example/purse")
+        #expect(defaults.value(for: "keepalives_idle") == "30")
+        #expect(defaults.value(for: "keepalives_interval") == "10")
+        #expect(defaults.value(for: "keepalives_count") == "3")
+        #expect(defaults.value(for: "tcp_user_timeout") == "30000")
+        let chosen = try PostgresConfiguration(url: "postgres://u@db.example/purse?keepalives_idle=5&tcp_user_timeout=0")
+        #expect(chosen.value(for: "keepalives_idle") == "5")
+        #expect(chosen.value(for: "tcp_user_timeout") == "0")
+        // libpq accepts them all: a connection with the defaults opens.
+        let connection = try PostgresConnection(configuration: TestPostgres.serverConfiguration())
+        connection.close()
+    }
+
+    @Test func theHeartbeatPassesAndKeepsNotificationsThatArriveMeanwhile() throws {
+        let configuration = try TestPostgres.serverConfiguration()
+        let listener = try PostgresConnection(configuration: configuration)
+        defer { listener.close() }
+        try listener.simpleQuery("LISTEN heartbeat_test")
+        let sender = try PostgresConnection(configuration: configuration)
+        defer { sender.close() }
+        try sender.simpleQuery("NOTIFY heartbeat_test, 'during'")
+        try listener.checkAlive(within: .seconds(5))
+        #expect(try listener.notifications(waitingUpTo: .seconds(5)).map(\.payload) == ["during"])
+        #expect(listener.isInTransaction == false)
+    }
+
+    @Test func theHeartbeatFailsWhenTheServerStopsAnswering() throws {
+        var configuration = try TestPostgres.serverConfiguration()
+        let proxy = try SilenceableProxy(upstreamPort: try #require(configuration.value(for: "port").flatMap { Int($0) }))
+        defer { proxy.stop() }
+        configuration.set("host", "127.0.0.1")
+        configuration.set("port", String(proxy.port))
+        let connection = try PostgresConnection(configuration: configuration)
+        defer { connection.close() }
+        try connection.checkAlive(within: .seconds(5))
+        proxy.silence()
+        let started = ContinuousClock.now
+        let error = #expect(throws: PGError.self) { try connection.checkAlive(within: .seconds(1)) }
+        #expect(error?.kind == .connectionFailed)
+        #expect(ContinuousClock.now - started < .seconds(4))
+    }
+
     @Test(arguments: ["mysql://u@h/db", "not a url", "postgres://u@h/a/b", "postgres://u@h/db?sslmode"])
     func badURLsAreRefusedClearly(url: String) {
         let error = #expect(throws: PGError.self) { try PostgresConfiguration(url: url) }

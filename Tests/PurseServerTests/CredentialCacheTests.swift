@@ -263,12 +263,13 @@ struct CredentialCacheTests {
             let rows = try await server.pool.query(
                 """
                 SELECT count(*)::int AS listening FROM pg_stat_activity
-                WHERE application_name = 'purse-change-feed' AND datname = current_database() AND query LIKE 'LISTEN%'
+                WHERE application_name = 'purse-change-feed' AND datname = current_database()
+                  AND (query LIKE 'LISTEN%' OR query = 'SELECT 1')
                 """
             )
             return try rows[0]["listening", as: Int32.self] == 1
         }
-        // The feed turns the caches on right after its LISTEN returns.
+        // The feed turns the caches on right after its LISTEN returns (its heartbeat comes later).
         try await Task.sleep(for: .milliseconds(50))
     }
 

@@ -26,16 +26,21 @@ public enum TestPostgres {
     /// Starts a private cluster in a new temporary folder (under `PURSE_TEST_ROOT` when set, so
     /// the test command can clean up after a crash). Tests that stop or restart PostgreSQL use
     /// their own so they disturb no one else.
-    private static func makeThrowawayCluster() throws -> LocalCluster {
+    private static func makeThrowawayCluster(
+        serverSettings: [String: String] = [:],
+        beforeStart: (LocalCluster) throws -> Void = { _ in }
+    ) throws -> LocalCluster {
         let root =
             ProcessInfo.processInfo.environment["PURSE_TEST_ROOT"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory
         let cluster = LocalCluster(
             directory: root.appendingPathComponent("cluster-\(UUID().uuidString.prefix(8))"),
             serverSettings: ["fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "500"]
+                .merging(serverSettings) { $1 }
         )
         do {
             try cluster.initializeIfNeeded()
+            try beforeStart(cluster)
             try cluster.start()
         } catch {
             throw TestSetupError(
@@ -49,8 +54,12 @@ public enum TestPostgres {
     }
 
     /// Starts a throwaway cluster without holding a cooperative thread while initdb runs.
-    public static func startThrowawayCluster() async throws -> LocalCluster {
-        try await Blocking.run { try makeThrowawayCluster() }
+    /// `beforeStart` runs once the cluster's folder is made (to put files in its data folder).
+    public static func startThrowawayCluster(
+        serverSettings: [String: String] = [:],
+        beforeStart: @escaping @Sendable (LocalCluster) throws -> Void = { _ in }
+    ) async throws -> LocalCluster {
+        try await Blocking.run { try makeThrowawayCluster(serverSettings: serverSettings, beforeStart: beforeStart) }
     }
 
     /// Stops and deletes a throwaway cluster.

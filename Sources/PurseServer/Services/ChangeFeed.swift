@@ -10,13 +10,16 @@ import Synchronization
 ///
 /// The caches serve only while the feed is listening: before the first connection and after a
 /// lost one they are bypassed, because a change could be missed, and they start over empty when
-/// it is back.
+/// it is back. A connection that only listens hears nothing when the server stops answering
+/// without closing it (a failover, a firewall forgetting an idle connection), so the feed asks
+/// for an answer every `heartbeat` and counts the connection lost when none comes within it.
 struct ChangeFeed: Service {
     let configuration: PostgresConfiguration
     let caches: ChangeCaches
     let logger: Logger
     /// How long to wait before connecting again after a failure.
     var reconnectDelay: Duration = .seconds(1)
+    var heartbeat: Duration = .seconds(5)
 
     /// Set at graceful shutdown; the listening thread checks it between waits.
     private final class StopFlag: Sendable {
@@ -51,7 +54,12 @@ struct ChangeFeed: Service {
                 caches.setServing(true)
                 if failures > 0 { logger.notice("The change feed is back; in-memory caches serve again") }
                 failures = 0
+                var lastHeard = ContinuousClock.now
                 while !stop.isSet {
+                    if ContinuousClock.now - lastHeard >= heartbeat {
+                        try connection.checkAlive(within: heartbeat)
+                        lastHeard = .now
+                    }
                     for notification in try connection.notifications(waitingUpTo: .milliseconds(250)) {
                         caches.invalidate(topic: notification.payload)
                     }

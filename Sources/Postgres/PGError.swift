@@ -72,6 +72,7 @@ public struct SQLState: Sendable, Hashable, CustomStringConvertible {
     public static let notNullViolation = SQLState("23502")
     public static let serializationFailure = SQLState("40001")
     public static let deadlockDetected = SQLState("40P01")
+    public static let inFailedTransaction = SQLState("25P02")
     public static let queryCanceled = SQLState("57014")
     public static let adminShutdown = SQLState("57P01")
     public static let cannotConnectNow = SQLState("57P03")

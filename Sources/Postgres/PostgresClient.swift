@@ -102,9 +102,6 @@ public final class PostgresClient: Sendable, Service {
             }
             release(connection, reusable: result.1)
             return result.0
-        } catch is NIOThreadPoolError.ThreadPoolInactive {
-            release(connection, reusable: false)
-            throw PGError(.poolClosed, message: "The connection pool is closed")
         } catch {
             release(connection, reusable: connection.isUsable)
             throw error
@@ -259,12 +256,14 @@ public final class PostgresClient: Sendable, Service {
         case closed, use(PostgresConnection), connect, wait
     }
 
-    /// Checks an idle connection before use; one the server has closed (a restart, say) is
-    /// replaced by a new one.
+    /// Checks an idle connection before use; one the server has closed (a restart, say), or one
+    /// a cancel request is still on its way to, is replaced by a new one.
     private func prepareForUse(_ connection: PostgresConnection) async throws -> PostgresConnection {
-        connection.resetCancellation()
-        if connection.isUsable { return connection }
-        logger.info("Replacing a broken database connection", metadata: ["connection": "\(connection.id)"])
+        let settled = connection.resetCancellation()
+        if settled && connection.isUsable { return connection }
+        logger.info(
+            "Replacing a database connection",
+            metadata: ["connection": "\(connection.id)", "reason": "\(settled ? "broken" : "cancel request in flight")"])
         connection.close()
         return try await connect()
     }
@@ -276,9 +275,6 @@ public final class PostgresClient: Sendable, Service {
             return try await threadPool.runIfActive { try PostgresConnection(configuration: configuration) }
         } catch {
             releaseSlot()
-            if error is NIOThreadPoolError.ThreadPoolInactive {
-                throw PGError(.poolClosed, message: "The connection pool is closed")
-            }
             throw error
         }
     }
@@ -290,16 +286,17 @@ public final class PostgresClient: Sendable, Service {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Grant, any Error>) in
-                let enqueued = state.withLock { state in
-                    if state.isClosed { return false }
+                let refusal = state.withLock { state -> (any Error)? in
+                    if state.isClosed { return PGError(.poolClosed, message: "The connection pool is closed") }
+                    // Cancelled before it was queued, the cancellation handler found no waiter
+                    // to fail; a cancellation after this check finds it queued.
+                    if Task.isCancelled { return CancellationError() }
                     let deadline = NIODeadline.now() + TimeAmount(options.checkoutTimeout)
                     state.waiters.append(Waiter(id: id, continuation: continuation, deadline: deadline))
                     if state.timeoutSweep == nil { scheduleTimeoutSweep(at: deadline, in: &state) }
-                    return true
+                    return nil
                 }
-                if !enqueued {
-                    continuation.resume(throwing: PGError(.poolClosed, message: "The connection pool is closed"))
-                }
+                if let refusal { continuation.resume(throwing: refusal) }
             }
         } onCancel: {
             failWaiter(id, with: CancellationError())

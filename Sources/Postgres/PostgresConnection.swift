@@ -33,12 +33,15 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// What another thread needs to cancel the running statement.
     private struct CancelState: ~Copyable, Sendable {
-        /// `PGcancel*`, made once per connection; `PQcancel` on it is thread-safe.
+        /// Made once per connection.
         var cancelHandle: CancelHandle?
         var isRunning = false
         /// Set by `cancel()` until `resetCancellation()`: statements started after a
         /// cancellation fail at once instead of running.
         var isCancelled = false
+        /// A cancel request is on its way to the server. Until it has arrived it could still
+        /// cancel a later statement, so the connection serves no other caller meanwhile.
+        var isCancelSending = false
     }
 
     /// Connects, blocking until the server answers or `connect_timeout` passes.
@@ -63,7 +66,7 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         purse_silence_notices(connection)
         handle = connection
-        cancelState = Mutex(CancelState(cancelHandle: PQgetCancel(connection).map(CancelHandle.init)))
+        cancelState = Mutex(CancelState(cancelHandle: CancelHandle(connection)))
     }
 
     deinit {
@@ -72,10 +75,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Closes the connection. Safe to call more than once.
     public func close() {
-        cancelState.withLock { state in
-            if let cancelHandle = state.cancelHandle { PQfreeCancel(cancelHandle.pointer) }
-            state.cancelHandle = nil
-        }
+        cancelState.withLock { $0.cancelHandle = nil }
         if let pendingAnswer { PQclear(pendingAnswer) }
         pendingAnswer = nil
         if let handle { PQfinish(handle) }
@@ -289,9 +289,12 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Queues a statement whose rows nobody reads (an event's insert, say) to be sent with the
-    /// connection's next round trip: the next ``query(_:)``, the transaction's ``commit()``, or
+    /// connection's next statement: the next ``query(_:)``, the transaction's ``commit()``, or
     /// the pool's return of the connection. Its error, if it has one, is thrown by that call.
     /// A value refused before sending (a NUL in text) is thrown here.
+    ///
+    /// Outside a transaction block the queued statements and the one they travel with run as
+    /// one implicit transaction: if that statement fails, theirs are rolled back with it.
     public func queryLater(_ query: PostgresQuery) throws {
         let step = try prepared(query)
         queued.append(.prepared(name: step.name, binds: step.binds))
@@ -305,6 +308,15 @@ public final class PostgresConnection: @unchecked Sendable {
             return
         }
         let handle = try openHandle()
+        if PQtransactionStatus(handle) == PQTRANS_INERROR {
+            // A statement failed and its error was caught: `COMMIT` would roll back and report
+            // success. The caller's rollback ends the block.
+            throw PGError(
+                .server,
+                message: "current transaction is aborted: a statement in it failed, so it cannot commit",
+                sqlState: .inFailedTransaction
+            )
+        }
         let result = try running {
             queued.isEmpty ? PQexec(handle, "COMMIT") : sendPending(then: .text("COMMIT"))
         }
@@ -339,17 +351,28 @@ public final class PostgresConnection: @unchecked Sendable {
     /// cancelled on the server, and later statements fail with `CancellationError` until
     /// `resetCancellation()`.
     public func cancel() {
-        cancelState.withLock { state in
+        let cancelHandle = cancelState.withLock { state -> CancelHandle? in
             state.isCancelled = true
-            guard state.isRunning, let cancelHandle = state.cancelHandle else { return }
-            var buffer = [CChar](repeating: 0, count: 256)
-            _ = PQcancel(cancelHandle.pointer, &buffer, Int32(buffer.count))
+            guard state.isRunning, !state.isCancelSending, let cancelHandle = state.cancelHandle else { return nil }
+            state.isCancelSending = true
+            return cancelHandle
+        }
+        guard let cancelHandle else { return }
+        // `PQcancel` connects to the server and waits for it to hang up: not on the cancelling
+        // thread (an event loop, often), and not under the lock a statement's end takes.
+        DispatchQueue.global().async {
+            cancelHandle.send()
+            self.cancelState.withLock { $0.isCancelSending = false }
         }
     }
 
-    /// Clears a cancellation, for the next caller of a pooled connection.
-    func resetCancellation() {
-        cancelState.withLock { $0.isCancelled = false }
+    /// Clears a cancellation, for the next caller of a pooled connection. False while a cancel
+    /// request is still on its way to the server: it could cancel that caller's statement.
+    func resetCancellation() -> Bool {
+        cancelState.withLock { state in
+            state.isCancelled = false
+            return !state.isCancelSending
+        }
     }
 
     /// Rolls back an open transaction block, even after a cancellation, so the connection can be
@@ -366,10 +389,26 @@ public final class PostgresConnection: @unchecked Sendable {
 
     // MARK: - Internals
 
-    /// `@unchecked Sendable`: libpq documents `PQcancel` on a `PGcancel` as safe from any
-    /// thread, and the pointer is only used and freed under `cancelState`'s lock.
-    private struct CancelHandle: @unchecked Sendable {
-        let pointer: OpaquePointer
+    /// A `PGcancel`, freed when its last holder lets go: a cancel request still being sent may
+    /// outlive the connection. `@unchecked Sendable`: libpq documents `PQcancel` as safe from
+    /// any thread, and nothing else uses the pointer.
+    private final class CancelHandle: @unchecked Sendable {
+        private let pointer: OpaquePointer
+
+        init?(_ connection: OpaquePointer) {
+            guard let pointer = PQgetCancel(connection) else { return nil }
+            self.pointer = pointer
+        }
+
+        deinit {
+            PQfreeCancel(pointer)
+        }
+
+        /// Asks the server to cancel what the connection is running, and waits for its reply.
+        func send() {
+            var buffer = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(pointer, &buffer, Int32(buffer.count))
+        }
     }
 
     private func openHandle() throws -> OpaquePointer {
@@ -495,11 +534,7 @@ public final class PostgresConnection: @unchecked Sendable {
             return nil
         }
         // After a failure the server skips the rest (PGRES_PIPELINE_ABORTED): the failure is the answer.
-        let answer =
-            results.prefix(steps.count).firstIndex { result in
-                let status = PQresultStatus(result)
-                return status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY
-            } ?? steps.count - 1
+        let answer = results.prefix(steps.count).firstIndex(where: isError) ?? steps.count - 1
         for (index, result) in results.enumerated() where index != answer { PQclear(result) }
         return results[answer]
     }

@@ -19,6 +19,8 @@ final class PostgresReactor: Sendable {
     private struct State {
         /// Callers waiting for an answer, by their connection's socket.
         var waiters: [Int32: Waiter] = [:]
+        /// Set by `stop()`, so a second call writes to no descriptor the first one closed.
+        var isStopping = false
         var isStopped = false
     }
 
@@ -71,7 +73,12 @@ final class PostgresReactor: Sendable {
     /// Stops the thread. Callers still waiting (there are none once the pool has its
     /// connections back) fail as a closed pool's do.
     func stop() {
-        _ = eventfd_write(stopEvent, 1)
+        state.withLock { state in
+            // Under the lock: the thread closes the descriptor only after setting `isStopped`.
+            guard !state.isStopping, !state.isStopped else { return }
+            state.isStopping = true
+            _ = eventfd_write(stopEvent, 1)
+        }
     }
 
     /// Asks epoll for one readiness report on `socket`: a socket is watched only while an
@@ -114,8 +121,11 @@ final class PostgresReactor: Sendable {
                     continue
                 }
                 // Removed before resuming: the resumed caller may at once lease the connection
-                // again and wait on the same socket.
-                state.withLock { _ = $0.waiters.removeValue(forKey: socket) }
+                // again and wait on the same socket. A lost connection's socket is closed by
+                // now, and its number may already be another connection's: remove only our own.
+                state.withLock { state in
+                    if state.waiters[socket]?.connection === waiter.connection { state.waiters[socket] = nil }
+                }
                 waiter.continuation.resume(with: outcome)
             }
         }

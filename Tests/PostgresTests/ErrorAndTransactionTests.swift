@@ -63,6 +63,25 @@ struct ErrorAndTransactionTests {
         }
     }
 
+    @Test func aTransactionWhoseFailedStatementWasCaughtDoesNotReportACommit() async throws {
+        // PostgreSQL answers COMMIT in a failed transaction with ROLLBACK, not an error.
+        try await TestPostgres.withDatabase { client in
+            try await client.query("CREATE TABLE items (n int)")
+            let error = await #expect(throws: PGError.self) {
+                try await client.withTransaction { connection in
+                    try connection.query("INSERT INTO items VALUES (\(1))")
+                    _ = try? connection.query("INSERT INTO items VALUES ('not a number')")
+                }
+            }
+            #expect(error?.sqlState == .inFailedTransaction)
+            let rows = try await client.query("SELECT count(*) AS n FROM items")
+            #expect(try rows[0]["n", as: Int.self] == 0)
+            // The connection went back to the pool usable.
+            try await client.withTransaction { _ = try $0.query("INSERT INTO items VALUES (\(2))") }
+            #expect(try await client.query("SELECT count(*) AS n FROM items")[0]["n", as: Int.self] == 1)
+        }
+    }
+
     @Test func aTransactionRunsOnOneConnection() async throws {
         try await TestPostgres.withDatabase { client in
             let (first, second, transactionIDs) = try await client.withTransaction { connection in

@@ -39,3 +39,31 @@ struct ShutdownTests {
         }
     }
 }
+
+@Suite("purse serve stops when it cannot serve")
+struct FailedStartTests {
+    /// A port already taken fails the HTTP server, and the service group cancels the rest: the
+    /// webhook, housekeeping and change-feed loops must end on that too, not only on SIGTERM.
+    @Test(.timeLimit(.minutes(2)))
+    func aPortInUseEndsTheProcessWithAClearError() async throws {
+        try await TestPostgres.withEmptyDatabase { database in
+            let folder = try TestFolder.make("port-in-use")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let taken = try SilenceableProxy(upstreamPort: 1)
+            defer { taken.stop() }
+            let started = ContinuousClock.now
+            let error = await #expect(throws: TestSetupError.self) {
+                try await ServeProcess.start(
+                    in: folder, arguments: ["--port", String(taken.port)],
+                    environment: ["DATABASE_URL": database.url, "PURSE_DATA_DIR": folder.path], timeout: .seconds(60)
+                )
+            }
+            #expect(ContinuousClock.now - started < .seconds(30))
+            let output = error?.description ?? ""
+            #expect(output.contains("exited with status"))
+            #expect(output.lowercased().contains("address already in use"), "\(output.suffix(2_000))")
+            // One failure reported, not a loop of retries.
+            #expect(output.split(separator: "\n").count < 40, "\(output.suffix(2_000))")
+        }
+    }
+}

@@ -21,7 +21,7 @@ struct ChangeFeed: Service {
     var reconnectDelay: Duration = .seconds(1)
     var heartbeat: Duration = .seconds(5)
 
-    /// Set at graceful shutdown; the listening thread checks it between waits.
+    /// Set at graceful shutdown or cancellation; the listening thread checks it between waits.
     private final class StopFlag: Sendable {
         private let stopped = Atomic(false)
         var isSet: Bool { stopped.load(ordering: .relaxed) }
@@ -36,9 +36,9 @@ struct ChangeFeed: Service {
         // libpq blocks, so the feed has a thread of its own rather than a cooperative one.
         let thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
-        await withGracefulShutdownHandler {
+        await withTaskCancellationOrGracefulShutdownHandler {
             try? await thread.runIfActive { listen(with: settings, until: stop) }
-        } onGracefulShutdown: {
+        } onCancelOrGracefulShutdown: {
             stop.set()
         }
         try? await thread.shutdownGracefully()

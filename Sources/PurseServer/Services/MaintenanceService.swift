@@ -13,7 +13,8 @@ struct MaintenanceService: Service {
     var interval: Duration = .seconds(600)
 
     func run() async throws {
-        while !Task.isShuttingDownGracefully {
+        // Cancelled, every sweep fails at once and the sleep does not wait: stop.
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
             await sweep("expired idempotency keys") { try await idempotency.prune() }
             await sweep("expired ephemeral keys") { try await ephemeralKeys.sweepExpired() }
             await sweep("expired customer sessions") { try await sessions.sweepExpired() }

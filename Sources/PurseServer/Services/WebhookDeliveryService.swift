@@ -28,7 +28,9 @@ struct WebhookDeliveryService: Service {
         await withTaskGroup(of: Finished.self) { group in
             var inFlight = 0
             var timerRunning = false
-            while !Task.isShuttingDownGracefully {
+            // Cancelled (the service group ends this way when another service fails, the HTTP
+            // server's bind, say), a claim fails at once and the timer does not wait: stop.
+            while !Task.isShuttingDownGracefully && !Task.isCancelled {
                 let claimed = inFlight < batchSize ? await claim(limit: batchSize - inFlight) : []
                 for attempt in claimed {
                     group.addTask {

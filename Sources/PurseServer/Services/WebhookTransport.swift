@@ -10,8 +10,10 @@ import FoundationNetworking
 final class WebhookTransport: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     // @unchecked: `session` is created once and URLSession is safe to use from any thread.
     private var session: URLSession!
+    private let timeout: Duration
 
     init(timeout: Duration) {
+        self.timeout = timeout
         super.init()
         let configuration = URLSessionConfiguration.ephemeral
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
@@ -35,11 +37,28 @@ final class WebhookTransport: NSObject, URLSessionTaskDelegate, @unchecked Senda
         request.setValue("Purse/1.0 (+webhooks)", forHTTPHeaderField: "User-Agent")
         let started = ContinuousClock.now
         do {
-            let (_, response) = try await session.data(for: request)
+            let response = try await responseWithin(timeout, to: request)
             let status = (response as? HTTPURLResponse)?.statusCode
             return .init(statusCode: status, error: nil, durationMs: Self.milliseconds(since: started))
         } catch {
             return .init(statusCode: nil, error: Self.describe(error), durationMs: Self.milliseconds(since: started))
+        }
+    }
+
+    /// The response, or `URLError(.timedOut)` once `limit` has passed. The session's own timeouts
+    /// do not bound an attempt on Linux: an endpoint that trickles its answer a byte at a time
+    /// kept one going for a minute against a 2 s timeout, long enough for the delivery's claim
+    /// to run out and the event to be sent again beside it.
+    private func responseWithin(_ limit: Duration, to request: URLRequest) async throws -> URLResponse {
+        try await withThrowingTaskGroup(of: URLResponse?.self) { group in
+            group.addTask { try await self.session.data(for: request).1 }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let response = try await group.next() ?? nil else { throw URLError(.timedOut) }
+            return response
         }
     }
 

@@ -62,7 +62,8 @@ public struct PurseApplication {
             pool: background, masterKey: masterKey, retrySchedule: configuration.webhooks.retrySchedule,
             giveUpAfter: configuration.webhooks.giveUpAfter, attemptTimeout: configuration.webhooks.timeout
         )
-        api.raw(.get, "/metrics", MetricsController(registry: metrics, pool: pool, deliveries: deliveryStore, caches: caches).metrics)
+        let backlog = SharedRead { try await deliveryStore.backlog() }
+        api.raw(.get, "/metrics", MetricsController(registry: metrics, pool: pool, backlog: backlog, caches: caches).metrics)
         OpenAPIController.register(on: api)
         CustomersController(customers: customers).register(on: api)
         let selection = SelectedOptionService(pool: pool)

@@ -13,7 +13,8 @@ import PurseCore
 struct MetricsController {
     let registry: PrometheusRegistry
     let pool: PostgresClient
-    let deliveries: WebhookDeliveryStore
+    /// The webhook queue's figures, one read shared by the scrapes that arrive while it runs.
+    let backlog: SharedRead<WebhookDeliveryStore.Backlog>
     let caches: ChangeCaches
 
     @Sendable func metrics(_: Request, _ context: PurseRequestContext) async -> Response {
@@ -27,7 +28,7 @@ struct MetricsController {
         )
         text.sample("purse_change_feed_listening", caches.isServing ? 1 : 0)
         do {
-            Self.write(try await deliveries.backlog(), into: &text)
+            Self.write(try await backlog.value(), into: &text)
         } catch {
             // The rest of the scrape still helps while the database is away; these series pause.
             context.logger.debug("webhook backlog unavailable for metrics", metadata: ["error": "\(error)"])

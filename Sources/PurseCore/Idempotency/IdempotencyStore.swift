@@ -66,76 +66,89 @@ public struct IdempotencyStore: Sendable {
         }
         let sealer = self.sealer
         return try await pool.withConnection { connection in
-            let claimed = try connection.query(
-                """
-                INSERT INTO idempotency_keys (account_id, key, caller, method, path, params_hash, state, lease_expires_at)
-                VALUES (\(request.accountID), \(request.key), \(request.caller), \(request.method), \(request.path),
-                        \(request.parametersHash), 'in_flight', now() + \(Self.seconds(Self.lease)) * interval '1 second')
-                ON CONFLICT (account_id, key) DO UPDATE
-                    SET caller = EXCLUDED.caller, method = EXCLUDED.method, path = EXCLUDED.path,
-                        params_hash = EXCLUDED.params_hash, state = 'in_flight', lease_expires_at = EXCLUDED.lease_expires_at,
-                        status = NULL, response = NULL, created_at = now()
-                    -- Take over a key whose response has expired.
-                    WHERE idempotency_keys.created_at < now() - \(Self.seconds(Self.retention)) * interval '1 second'
-                RETURNING 1
-                """
+            // A key released between this insert's conflict and the read below is free again:
+            // claim it anew rather than run without a reservation.
+            for _ in 1...3 {
+                if let reservation = try Self.reserve(request, on: connection, sealer: sealer) { return reservation }
+            }
+            throw PurseError(
+                .idempotencyInUse, code: "idempotency_key_in_use",
+                message: "There is currently another in-progress request using this Idempotent Key: \(request.key)."
             )
-            if !claimed.isEmpty { return .proceed }
-            let rows = try connection.query(
-                """
-                SELECT caller, method, path, params_hash, state, lease_expires_at < now() AS lease_expired, status, response
-                FROM idempotency_keys WHERE account_id = \(request.accountID) AND key = \(request.key)
-                """
-            )
-            guard let row = rows.first else { return .proceed }  // pruned in between: a new request
-            let path: String = try row["path"]
-            guard try row["caller", as: String.self] == request.caller, path == request.path,
-                try row["method", as: String.self] == request.method
-            else {
-                throw PurseError(
-                    .idempotency,
-                    message: "Keys for idempotent requests can only be used for the same endpoint they were first used for "
-                        + "('\(path)' vs '\(request.path)'). Try using a key other than '\(request.key)' if you meant "
-                        + "to execute a different request."
-                )
-            }
-            guard SecretHash.constantTimeEquals(try row["params_hash"], request.parametersHash) else {
-                throw PurseError(
-                    .idempotency,
-                    message: "Keys for idempotent requests can only be used with the same parameters they were first "
-                        + "used with. Try using a key other than '\(request.key)' if you meant to execute a different request."
-                )
-            }
-            if try row["state", as: String.self] == "done", let status: Int = try row["status"],
-                let sealed: [UInt8] = try row["response"]
-            {
-                return .replay(status: status, body: try sealer.open(sealed, account: request.accountID))
-            }
-            // Still in flight: unless its lease ran out (its server died), it is someone else's.
-            guard try row["lease_expired", as: Bool?.self] == true else {
-                throw PurseError(
-                    .idempotencyInUse, code: "idempotency_key_in_use",
-                    message: "There is currently another in-progress request using this Idempotent Key (that probably "
-                        + "means you submitted twice, and the other request is still going through): \(request.key). "
-                        + "Please try again later."
-                )
-            }
-            let takenOver = try connection.query(
-                """
-                UPDATE idempotency_keys SET lease_expires_at = now() + \(Self.seconds(Self.lease)) * interval '1 second'
-                WHERE account_id = \(request.accountID) AND key = \(request.key) AND state = 'in_flight'
-                  AND lease_expires_at < now()
-                RETURNING 1
-                """
-            )
-            guard !takenOver.isEmpty else {
-                throw PurseError(
-                    .idempotencyInUse, code: "idempotency_key_in_use",
-                    message: "There is currently another in-progress request using this Idempotent Key: \(request.key)."
-                )
-            }
-            return .proceed
         }
+    }
+
+    /// One try at ``reserve(_:)``: nil when the key vanished between the insert and the read.
+    private static func reserve(_ request: Request, on connection: PostgresConnection, sealer: ResponseSealer) throws -> Reservation? {
+        let claimed = try connection.query(
+            """
+            INSERT INTO idempotency_keys (account_id, key, caller, method, path, params_hash, state, lease_expires_at)
+            VALUES (\(request.accountID), \(request.key), \(request.caller), \(request.method), \(request.path),
+                    \(request.parametersHash), 'in_flight', now() + \(Self.seconds(Self.lease)) * interval '1 second')
+            ON CONFLICT (account_id, key) DO UPDATE
+                SET caller = EXCLUDED.caller, method = EXCLUDED.method, path = EXCLUDED.path,
+                    params_hash = EXCLUDED.params_hash, state = 'in_flight', lease_expires_at = EXCLUDED.lease_expires_at,
+                    status = NULL, response = NULL, created_at = now()
+                -- Take over a key whose response has expired.
+                WHERE idempotency_keys.created_at < now() - \(Self.seconds(Self.retention)) * interval '1 second'
+            RETURNING 1
+            """
+        )
+        if !claimed.isEmpty { return .proceed }
+        let rows = try connection.query(
+            """
+            SELECT caller, method, path, params_hash, state, lease_expires_at < now() AS lease_expired, status, response
+            FROM idempotency_keys WHERE account_id = \(request.accountID) AND key = \(request.key)
+            """
+        )
+        guard let row = rows.first else { return nil }
+        let path: String = try row["path"]
+        guard try row["caller", as: String.self] == request.caller, path == request.path,
+            try row["method", as: String.self] == request.method
+        else {
+            throw PurseError(
+                .idempotency,
+                message: "Keys for idempotent requests can only be used for the same endpoint they were first used for "
+                    + "('\(path)' vs '\(request.path)'). Try using a key other than '\(request.key)' if you meant "
+                    + "to execute a different request."
+            )
+        }
+        guard SecretHash.constantTimeEquals(try row["params_hash"], request.parametersHash) else {
+            throw PurseError(
+                .idempotency,
+                message: "Keys for idempotent requests can only be used with the same parameters they were first "
+                    + "used with. Try using a key other than '\(request.key)' if you meant to execute a different request."
+            )
+        }
+        if try row["state", as: String.self] == "done", let status: Int = try row["status"],
+            let sealed: [UInt8] = try row["response"]
+        {
+            return .replay(status: status, body: try sealer.open(sealed, account: request.accountID))
+        }
+        // Still in flight: unless its lease ran out (its server died), it is someone else's.
+        guard try row["lease_expired", as: Bool?.self] == true else {
+            throw PurseError(
+                .idempotencyInUse, code: "idempotency_key_in_use",
+                message: "There is currently another in-progress request using this Idempotent Key (that probably "
+                    + "means you submitted twice, and the other request is still going through): \(request.key). "
+                    + "Please try again later."
+            )
+        }
+        let takenOver = try connection.query(
+            """
+            UPDATE idempotency_keys SET lease_expires_at = now() + \(Self.seconds(Self.lease)) * interval '1 second'
+            WHERE account_id = \(request.accountID) AND key = \(request.key) AND state = 'in_flight'
+              AND lease_expires_at < now()
+            RETURNING 1
+            """
+        )
+        guard !takenOver.isEmpty else {
+            throw PurseError(
+                .idempotencyInUse, code: "idempotency_key_in_use",
+                message: "There is currently another in-progress request using this Idempotent Key: \(request.key)."
+            )
+        }
+        return .proceed
     }
 
     /// Keeps the response to a reserved key, sealed.

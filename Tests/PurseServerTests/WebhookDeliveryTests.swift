@@ -95,6 +95,33 @@ struct WebhookDeliveryTests {
         }
     }
 
+    /// A stored event that can no longer be read (corrupted by hand, say) is given up on, so it
+    /// cannot stop the deliveries queued behind it.
+    @Test func anUnreadableEventDoesNotHoldUpTheQueue() async throws {
+        try await LiveServer.with(configuration: Self.quickRetries) { server in
+            try await WebhookReceiver.with { receiver in
+                receiver.reply(with: [500])
+                let api = try await server.makeAccount().secret
+                let endpointID = try await Self.endpoint(api, receiver, events: "*")
+                _ = try await api.post("/v1/customers")
+                // Its first attempt failed; before its retry a second later, its event is spoilt.
+                let first = try await Self.waitForAttempts(1, endpoint: endpointID, api: api)
+                let spoilt = try #require(first[0]["event"]?.stringValue)
+                try await server.pool.query("UPDATE events SET data = '[1]' WHERE id = \(spoilt)")
+                // Once its retry is due it heads the queue, before the next event's delivery.
+                try await Task.sleep(for: .milliseconds(1500))
+                let next = try #require(try await api.post("/v1/customers").json["id"]?.stringValue)
+
+                let delivered = try await receiver.waitForDeliveries(2)
+                #expect(delivered[1].json["data"]?["object"]?["id"] == .string(next))
+                let states = try await server.pool.query(
+                    "SELECT state FROM webhook_deliveries WHERE event_id = \(spoilt)"
+                )
+                #expect(try states.map { try $0["state", as: String.self] } == ["failed"])
+            }
+        }
+    }
+
     @Test func onlyEnabledEndpointsThatWantTheTypeGetADelivery() async throws {
         try await LiveServer.with(configuration: Self.quickRetries) { server in
             try await WebhookReceiver.with { receiver in

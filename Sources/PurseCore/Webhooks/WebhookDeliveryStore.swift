@@ -76,21 +76,37 @@ public struct WebhookDeliveryStore: Sendable {
                 RETURNING d.seq, d.account_id, d.endpoint_id, d.event_id, d.attempts, w.url
                 """
             )
-            return try claimed.map { row in
-                let eventID: String = try row["event_id"]
-                let events = try connection.query(
-                    "SELECT \(unsafeSQL: EventService.list.columns) FROM events WHERE id = \(eventID)"
-                )
-                let event = try EventService.event(events[0], secrets: secrets)
-                let endpointID: String = try row["endpoint_id"]
-                return Attempt(
-                    delivery: try row["seq"], accountID: try row["account_id"], endpointID: endpointID, eventID: eventID,
-                    url: try row["url"], secret: secrets.webhookSigningSecret(endpointID),
-                    body: JSONWriter.bytes(try JSONValueEncoder().encode(event)),
-                    previousAttempts: Int(try row["attempts", as: Int32.self]), eventCreated: event.created
-                )
+            var attempts: [Attempt] = []
+            for row in claimed {
+                do {
+                    attempts.append(try Self.attempt(for: row, on: connection, secrets: secrets))
+                } catch let error as PGError {
+                    throw error  // the database failed, not the event: the claim is retried whole
+                } catch {
+                    // An event that cannot be read now never will be. Left pending it would head
+                    // every claim, and fail it, so nothing would be sent again: it is given up on.
+                    try connection.query(
+                        "UPDATE webhook_deliveries SET state = 'failed', claimed_until = NULL WHERE seq = \(try row["seq", as: Int.self])"
+                    )
+                }
             }
+            return attempts
         }
+    }
+
+    private static func attempt(for row: PostgresRow, on connection: PostgresConnection, secrets: DerivedSecrets) throws -> Attempt {
+        let eventID: String = try row["event_id"]
+        let events = try connection.query(
+            "SELECT \(unsafeSQL: EventService.list.columns) FROM events WHERE id = \(eventID)"
+        )
+        let event = try EventService.event(events[0], secrets: secrets)
+        let endpointID: String = try row["endpoint_id"]
+        return Attempt(
+            delivery: try row["seq"], accountID: try row["account_id"], endpointID: endpointID, eventID: eventID,
+            url: try row["url"], secret: secrets.webhookSigningSecret(endpointID),
+            body: JSONWriter.bytes(try JSONValueEncoder().encode(event)),
+            previousAttempts: Int(try row["attempts", as: Int32.self]), eventCreated: event.created
+        )
     }
 
     /// The queue at a glance, for metrics: counts over the whole database (every account, every

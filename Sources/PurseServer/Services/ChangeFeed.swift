@@ -54,11 +54,11 @@ struct ChangeFeed: Service {
                 caches.setServing(true)
                 if failures > 0 { logger.notice("The change feed is back; in-memory caches serve again") }
                 failures = 0
-                var lastHeard = ContinuousClock.now
+                var lastChecked = ContinuousClock.now
                 while !stop.isSet {
-                    if ContinuousClock.now - lastHeard >= heartbeat {
+                    if ContinuousClock.now - lastChecked >= heartbeat {
                         try connection.checkAlive(within: heartbeat)
-                        lastHeard = .now
+                        lastChecked = .now
                     }
                     for notification in try connection.notifications(waitingUpTo: .milliseconds(250)) {
                         caches.invalidate(topic: notification.payload)

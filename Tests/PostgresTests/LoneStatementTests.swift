@@ -85,6 +85,8 @@ struct LoneStatementTests {
             let error = await #expect(throws: PGError.self) { try await client.query(terminate(true)) }
             #expect(error?.kind == .connectionFailed)
             #expect(error?.isUnavailable == true)
+            // The server's own reason, not only libpq's "server closed the connection".
+            #expect(error?.sqlState == .adminShutdown)
             let rows = try await client.query("SELECT 3 AS three")
             #expect(try rows[0]["three", as: Int32.self] == 3)
             #expect(client.statistics.open == 1)

@@ -76,6 +76,7 @@ public struct WebhookDeliveryStore: Sendable {
                 RETURNING d.seq, d.account_id, d.endpoint_id, d.event_id, d.attempts, w.url
                 """
             )
+            if claimed.isEmpty { return [] }  // the usual poll: nothing due, no second statement
             // Their events in one statement, not one round trip each while the claim holds its locks.
             let eventIDs = try claimed.map { try $0["event_id", as: String.self] }
             let eventRows = try connection.query(

@@ -96,7 +96,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.embedInCode("OpenAPI/openapi.json")],
             swiftSettings: serverSettings
         ),
         // The `purse` executable: serve, migrate, accounts, keys.

@@ -3,7 +3,7 @@ import NIOCore
 
 /// `GET /openapi.json`: the OpenAPI 3.1 document of the API, compiled into the binary.
 enum OpenAPIController {
-    static let document = PackageResources.openapi_json
+    static let document = Array(OpenAPIDocument.json.utf8)
 
     static func register(on api: APIRouter) {
         api.raw(.get, "/openapi.json") { _, _ in

@@ -1,6 +1,7 @@
 # Installs what Purse needs on a Debian machine when it is missing: PostgreSQL's server and
-# libpq headers, pkg-config, and (with --python) the compatibility tests' Python packages.
-# Sourced by scripts/run and scripts/test; safe to run again.
+# libpq headers, pkg-config, and the Python packages of the tests and tools, into a virtual
+# environment of the project's own (`.venv`), never into the system interpreter.
+# Sourced by the scripts; safe to run again.
 
 purse_have_system_packages() {
     pkg-config --exists libpq 2>/dev/null &&
@@ -20,18 +21,46 @@ purse_install_system_packages() {
     purse_have_system_packages
 }
 
+# The project's virtual environment; `purse_python` runs its interpreter.
+PURSE_VENV="${PURSE_VENV:-$PWD/.venv}"
+
+purse_python() {
+    "$PURSE_VENV/bin/python" "$@"
+}
+
+# Creates the virtual environment if needed and installs the pinned packages of each
+# requirements file given, when they are not there yet.
 purse_install_python_packages() {
-    local requirements="$1"
-    python3 - "$requirements" <<'PY' && return 0
+    if [ ! -x "$PURSE_VENV/bin/python" ]; then
+        echo "==> Creating the Python virtual environment in $PURSE_VENV"
+        python3 -m venv "$PURSE_VENV"
+    fi
+    local requirements
+    for requirements in "$@"; do
+        purse_python - "$requirements" <<'PY' && continue
 import sys, importlib.metadata as md
 for line in open(sys.argv[1]):
     line = line.split("#")[0].strip()
     if not line:
         continue
     name, _, version = line.partition("==")
-    if md.version(name) != version:
+    try:
+        if md.version(name) != version:
+            raise SystemExit(1)
+    except md.PackageNotFoundError:
         raise SystemExit(1)
 PY
-    echo "==> Installing Python packages from $requirements"
-    python3 -m pip install -q -r "$requirements"
+        echo "==> Installing Python packages from $requirements"
+        purse_python -m pip install -q --disable-pip-version-check -r "$requirements"
+    done
+}
+
+# The folder tests keep their clusters and data folders in: the test command's, or, for a stage
+# run alone, a new one removed when the stage ends.
+purse_test_root() {
+    [ -n "${PURSE_TEST_ROOT:-}" ] && return 0
+    PURSE_TEST_ROOT="$(mktemp -d /tmp/purse-test.XXXXXX)"
+    chmod 755 "$PURSE_TEST_ROOT"
+    export PURSE_TEST_ROOT
+    trap 'pkill -f -- "-D $PURSE_TEST_ROOT" 2>/dev/null || true; rm -rf "$PURSE_TEST_ROOT"' EXIT
 }

@@ -38,13 +38,6 @@ public struct ElementsSessionService: Sendable {
             case deferredIntent = "deferred_intent"
             case customerSessionClientSecret = "customer_session_client_secret"
         }
-
-        /// What stripe-ios sends that Purse does not act on (spec §3).
-        public static let ignoredByPurse: Set<String> = [
-            "locale", "mobile_app_id", "client_default_payment_method", "external_payment_methods", "key",
-            "deferred_intent[currency]", "deferred_intent[amount]", "deferred_intent[setup_future_usage]",
-            "deferred_intent[capture_method]", "deferred_intent[payment_method_configuration]", "deferred_intent[on_behalf_of]",
-        ]
     }
 
     public struct DeferredIntent: Decodable, Sendable {

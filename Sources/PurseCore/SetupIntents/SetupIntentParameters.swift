@@ -162,12 +162,6 @@ public struct SetupIntentConfirmParameters: Decodable, Sendable {
         case mandateData = "mandate_data"
         case useStripeSDK = "use_stripe_sdk"
     }
-
-    /// What stripe-ios sends on confirm that Purse does not act on (spec §3).
-    public static let ignoredByPurse: Set<String> = [
-        "payment_method_data[payment_user_agent]", "client_attribution_metadata",
-        "payment_method_data[client_attribution_metadata]",
-    ]
 }
 
 /// `POST /v1/setup_intents/{id}/cancel`.

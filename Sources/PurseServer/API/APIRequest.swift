@@ -1,5 +1,6 @@
 public import HTTPTypes
 import Hummingbird
+import Logging
 public import PurseCore
 public import PurseModels
 
@@ -14,6 +15,10 @@ public struct APIRequest: Sendable {
     public let info: RequestInfo
     let parameters: ParamObject
     let pathParameters: Parameters
+    /// What the parameters may carry beyond what the handler reads (spec §3).
+    let parameterPolicy: ParameterPolicy
+    let ignoredParameters: IgnoredParameters
+    let logger: Logger
 
     /// The caller of an authenticated route (every route but the public ones).
     public var caller: Credential {
@@ -21,10 +26,12 @@ public struct APIRequest: Sendable {
         return credential
     }
 
-    /// The parameters as `Params`, refusing any the type does not read unless `ignoring` names
-    /// it (parameters the mobile SDK sends that Purse does not act on).
-    public func decode<Params: Decodable>(_: Params.Type, ignoring: Set<String> = []) throws -> Params {
-        try ParamDecoder(ignoredParameters: ignoring).decode(Params.self, from: parameters)
+    /// The parameters as `Params`, refusing any the type does not read unless the request's
+    /// ``ParameterPolicy`` ignores it (what Stripe's client SDKs send that Purse does not act on).
+    public func decode<Params: Decodable>(_: Params.Type) throws -> Params {
+        let decoded = try ParamDecoder(policy: parameterPolicy).decodeReportingIgnored(Params.self, from: parameters)
+        if !decoded.ignored.isEmpty { ignoredParameters.record(decoded.ignored, logger: logger) }
+        return decoded.params
     }
 
     /// A path parameter such as the `{id}` of `/v1/customers/{id}`.

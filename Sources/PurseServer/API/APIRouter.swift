@@ -24,6 +24,7 @@ final class APIRouter {
     private let loader: ObjectLoader
     private let maxBodySize: Int
     private let rateLimiter: RateLimiter?
+    private let ignoredParameters: IgnoredParameters
     private(set) var routes: [Route] = []
 
     init(
@@ -32,7 +33,8 @@ final class APIRouter {
         idempotency: IdempotencyStore,
         loader: ObjectLoader,
         maxBodySize: Int,
-        rateLimiter: RateLimiter?
+        rateLimiter: RateLimiter?,
+        ignoredParameters: IgnoredParameters
     ) {
         self.router = router
         self.authenticator = authenticator
@@ -40,6 +42,7 @@ final class APIRouter {
         self.loader = loader
         self.maxBodySize = maxBodySize
         self.rateLimiter = rateLimiter
+        self.ignoredParameters = ignoredParameters
     }
 
     func get(_ path: String, access: Access, returns: Returns, _ handler: @escaping Handler) {
@@ -78,10 +81,12 @@ final class APIRouter {
         let loader = self.loader
         let maxBodySize = self.maxBodySize
         let rateLimiter = self.rateLimiter
+        let ignoredParameters = self.ignoredParameters
         router.on(RouterPath(path), method: method) { request, context in
             try await Self.respond(
                 to: request, context: context, route: route, handler: handler, authenticator: authenticator,
-                idempotency: idempotency, loader: loader, maxBodySize: maxBodySize, rateLimiter: rateLimiter
+                idempotency: idempotency, loader: loader, maxBodySize: maxBodySize, rateLimiter: rateLimiter,
+                ignoredParameters: ignoredParameters
             )
         }
     }
@@ -97,7 +102,8 @@ final class APIRouter {
         idempotency: IdempotencyStore,
         loader: ObjectLoader,
         maxBodySize: Int,
-        rateLimiter: RateLimiter?
+        rateLimiter: RateLimiter?,
+        ignoredParameters: IgnoredParameters
     ) async throws -> Response {
         let credential: Credential?
         if route.access.isPublic {
@@ -134,7 +140,9 @@ final class APIRouter {
         )
         let apiRequest = APIRequest(
             method: request.method, path: request.uri.path, headers: request.headers, credential: credential,
-            info: info, parameters: parameters, pathParameters: context.parameters
+            info: info, parameters: parameters, pathParameters: context.parameters,
+            parameterPolicy: ParameterPolicy(credential: credential, routePath: route.path),
+            ignoredParameters: ignoredParameters, logger: context.logger
         )
         let run = { @Sendable () async throws -> (status: HTTPResponse.Status, body: [UInt8]) in
             let result = try await handler(apiRequest)

@@ -46,18 +46,19 @@ public struct PurseApplication {
         )
         let customers = CustomerService(pool: pool, paymentMethods: paymentMethods, caches: caches)
         let idempotency = IdempotencyStore(pool: pool, masterKey: masterKey)
+        let metrics = PrometheusRegistry()
         let api = APIRouter(
             router: router,
             authenticator: Authenticator(pool: pool, caches: caches),
             idempotency: idempotency,
             loader: ObjectLoader(customers: customers, paymentMethods: paymentMethods),
             maxBodySize: configuration.maxBodySize,
-            rateLimiter: configuration.rateLimit.map(RateLimiter.init)
+            rateLimiter: configuration.rateLimit.map(RateLimiter.init),
+            ignoredParameters: IgnoredParameters(registry: metrics)
         )
         let health = HealthController(health: try DatabaseHealth(pool: pool))
         api.raw(.get, "/healthz", health.healthz)
         api.raw(.get, "/readyz", health.readyz)
-        let metrics = PrometheusRegistry()
         let deliveryStore = WebhookDeliveryStore(
             pool: background, masterKey: masterKey, retrySchedule: configuration.webhooks.retrySchedule,
             giveUpAfter: configuration.webhooks.giveUpAfter, attemptTimeout: configuration.webhooks.timeout

@@ -38,7 +38,7 @@ struct ElementsController {
     }
 
     @Sendable func session(_ request: APIRequest) async throws -> APIResult {
-        let params = try request.decode(ElementsSessionService.Parameters.self, ignoring: ElementsSessionService.Parameters.ignoredByPurse)
+        let params = try request.decode(ElementsSessionService.Parameters.self)
         return try .object(try await elements.session(params, by: request.caller))
     }
 

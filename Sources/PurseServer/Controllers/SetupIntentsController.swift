@@ -18,7 +18,7 @@ struct SetupIntentsController {
     }
 
     @Sendable func create(_ request: APIRequest) async throws -> APIResult {
-        let params = try request.decode(SetupIntentCreateParameters.self, ignoring: SetupIntentConfirmParameters.ignoredByPurse)
+        let params = try request.decode(SetupIntentCreateParameters.self)
         return try render(try await setupIntents.create(params, by: request.caller, request: request.info), for: request)
     }
 
@@ -39,7 +39,7 @@ struct SetupIntentsController {
     }
 
     @Sendable func confirm(_ request: APIRequest) async throws -> APIResult {
-        let params = try request.decode(SetupIntentConfirmParameters.self, ignoring: SetupIntentConfirmParameters.ignoredByPurse)
+        let params = try request.decode(SetupIntentConfirmParameters.self)
         return try render(
             try await setupIntents.confirm(request.pathParameter("id"), params, by: request.caller, request: request.info),
             for: request

@@ -3,16 +3,28 @@ import PurseCore
 /// Decodes a ``ParamValue`` tree into a typed parameters struct, with Stripe's rules and errors:
 /// text scalars read as the property's type, an empty value means "unset" (or "clear" for
 /// ``ClearableParameter`` types such as `Patch`), arrays may arrive indexed (`a[0]`), and a
-/// parameter the struct does not read is refused as unknown, named in bracket form.
+/// parameter the struct does not read is refused as unknown, named in bracket form, unless the
+/// request's ``ParameterPolicy`` ignores it.
 public struct ParamDecoder {
-    /// Parameters accepted and ignored: a name covers everything nested under it.
-    public var ignoredParameters: Set<String> = []
+    var policy: ParameterPolicy
 
-    public init(ignoredParameters: Set<String> = []) {
-        self.ignoredParameters = ignoredParameters
+    /// A strict decoder, as the secret key gets.
+    public init() { self.policy = .strict }
+
+    init(policy: ParameterPolicy) { self.policy = policy }
+
+    /// What a decoding gives: the parameters, and those the policy let through unread, in
+    /// bracket form (`payment_method_data[muid]`).
+    struct Decoded<Params> {
+        var params: Params
+        var ignored: [String]
     }
 
     public func decode<Params: Decodable>(_: Params.Type, from parameters: ParamObject) throws -> Params {
+        try decodeReportingIgnored(Params.self, from: parameters).params
+    }
+
+    func decodeReportingIgnored<Params: Decodable>(_: Params.Type, from parameters: ParamObject) throws -> Decoded<Params> {
         let visits = Visits()
         let decoder = TreeDecoder(value: .object(parameters), codingPath: [], visits: visits)
         let result: Params
@@ -21,37 +33,36 @@ public struct ParamDecoder {
         } catch let error as DecodingError {
             throw Self.purseError(for: error)
         }
-        if let unknown = firstUnvisited(in: parameters, path: [], visits: visits) {
-            throw PurseError.unknownParameter(unknown)
-        }
-        return result
+        var ignored: [String] = []
+        try collectUnvisited(in: parameters, path: [], visits: visits, ignored: &ignored)
+        return Decoded(params: result, ignored: ignored)
     }
 
-    /// The first parameter (in arrival order) the decoding never looked at.
-    private func firstUnvisited(in object: ParamObject, path: [String], visits: Visits) -> String? {
+    /// Walks the parameters in arrival order: the first one decoding never looked at is refused
+    /// unless the policy ignores it (and everything nested under it).
+    private func collectUnvisited(in object: ParamObject, path: [String], visits: Visits, ignored: inout [String]) throws {
         for entry in object.entries {
             let childPath = path + [entry.key]
-            if !ignoredParameters.isEmpty, ignoredParameters.contains(ParameterPath.bracketed(childPath)) { continue }
-            guard visits.paths.contains(childPath) else { return ParameterPath.bracketed(childPath) }
-            if let unknown = firstUnvisited(in: entry.value, path: childPath, visits: visits) { return unknown }
+            guard visits.paths.contains(childPath) else {
+                guard policy.ignores(childPath) else { throw PurseError.unknownParameter(ParameterPath.bracketed(childPath)) }
+                ignored.append(ParameterPath.bracketed(childPath))
+                continue
+            }
+            try collectUnvisited(in: entry.value, path: childPath, visits: visits, ignored: &ignored)
         }
-        return nil
     }
 
-    private func firstUnvisited(in value: ParamValue, path: [String], visits: Visits) -> String? {
+    private func collectUnvisited(in value: ParamValue, path: [String], visits: Visits, ignored: inout [String]) throws {
         switch value {
         case .string:
-            return nil
+            return
         case .object(let object):
             // An object read as an array (`a[0]=`) had its elements visited by index.
-            return firstUnvisited(in: object, path: path, visits: visits)
+            try collectUnvisited(in: object, path: path, visits: visits, ignored: &ignored)
         case .array(let elements):
             for (index, element) in elements.enumerated() {
-                if let unknown = firstUnvisited(in: element, path: path + [String(index)], visits: visits) {
-                    return unknown
-                }
+                try collectUnvisited(in: element, path: path + [String(index)], visits: visits, ignored: &ignored)
             }
-            return nil
         }
     }
 

@@ -1,0 +1,77 @@
+import PurseCore
+
+/// Which parameters a request may send that its endpoint does not read: spec §3's parameter
+/// policy, decided here and nowhere else.
+///
+/// - **The secret key is strict**, as Stripe is: an unknown parameter is a 400 naming it.
+/// - **Stripe's client SDKs** (publishable, ephemeral and customer-session keys) attach fraud
+///   signals and telemetry to their requests. Those fields are accepted where the SDKs place
+///   them, at the top level or inside `payment_method_data`, and ignored.
+/// - **The private `/v1/elements/...` endpoints** change their parameters with every SDK
+///   release, so a client credential may send anything there; what Purse does not read is
+///   ignored.
+///
+/// Ignoring never changes what a request does: the endpoint's own parameters are decoded and
+/// checked exactly as under the strict policy. ``IgnoredParameters`` counts what was ignored.
+struct ParameterPolicy: Sendable, Equatable {
+    enum Tolerance: Sendable, Equatable {
+        /// Unknown parameters are refused.
+        case none
+        /// The SDKs' fraud and telemetry fields are ignored; anything else unknown is refused.
+        case clientTelemetry
+        /// Anything the endpoint does not read is ignored.
+        case anything
+    }
+
+    let tolerance: Tolerance
+
+    static let strict = ParameterPolicy(tolerance: .none)
+
+    init(tolerance: Tolerance) {
+        self.tolerance = tolerance
+    }
+
+    /// The policy for a request to the route with template `routePath` made with `credential`
+    /// (nil on public routes, which are strict).
+    init(credential: Credential?, routePath: String) {
+        switch credential?.kind {
+        case nil, .secret?:
+            self = .strict
+        case .publishable?, .ephemeralKey?, .customerSession?:
+            self.init(tolerance: routePath.hasPrefix(Self.privateSDKPrefix) ? .anything : .clientTelemetry)
+        }
+    }
+
+    /// Routes only Stripe's SDKs call, with parameters that follow the SDKs' releases.
+    static let privateSDKPrefix = "/v1/elements/"
+
+    /// The fraud signals and telemetry Stripe's client SDKs send, which never change what a
+    /// request does:
+    /// - `muid`, `guid`, `sid`: fraud-detection identifiers (stripe-ios `STPTelemetryClient`,
+    ///   stripe-android `FraudDetectionData`, Stripe.js);
+    /// - `payment_user_agent`: the SDK and its version (`stripe-ios/25.0.0; variant.paymentsheet`);
+    /// - `client_attribution_metadata`: which integration made the request;
+    /// - `time_on_page`, `pasted_fields`, `referrer`: Stripe.js's form telemetry.
+    static let clientTelemetry: Set<String> = [
+        "muid", "guid", "sid", "payment_user_agent", "client_attribution_metadata", "time_on_page", "pasted_fields",
+        "referrer",
+    ]
+
+    /// The hashes the telemetry fields may sit in, besides the top level: the SDKs put them in
+    /// the payment method they create inline with a confirmation.
+    static let telemetryContainers: Set<String> = ["payment_method_data"]
+
+    /// Whether a parameter the endpoint did not read (its path, `["payment_method_data", "muid"]`)
+    /// is ignored rather than refused.
+    func ignores(_ path: [String]) -> Bool {
+        switch tolerance {
+        case .none:
+            return false
+        case .anything:
+            return true
+        case .clientTelemetry:
+            guard let name = path.last, Self.clientTelemetry.contains(name) else { return false }
+            return path.count == 1 || (path.count == 2 && Self.telemetryContainers.contains(path[0]))
+        }
+    }
+}

@@ -30,17 +30,22 @@ struct DatabaseOptions: ParsableArguments {
 
     var resolvedDatabaseURL: String? { databaseURL ?? Environment.value("DATABASE_URL") }
 
-    var resolvedDataDirectory: URL {
-        let path = dataDirectory ?? Environment.value("PURSE_DATA_DIR") ?? ".purse"
-        return URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-            .standardizedFileURL
-    }
+    var resolvedDataDirectory: URL { DataDirectory.resolve(dataDirectory) }
 
     var resolvedMasterKeyFile: URL {
         if let path = masterKeyFile ?? Environment.value("PURSE_MASTER_KEY_FILE") {
             return URL(fileURLWithPath: path).standardizedFileURL
         }
         return resolvedDataDirectory.appendingPathComponent("master.key")
+    }
+}
+
+/// The data folder: the flag, else `PURSE_DATA_DIR`, else `.purse` in the current folder.
+enum DataDirectory {
+    static func resolve(_ flag: String?) -> URL {
+        let path = flag ?? Environment.value("PURSE_DATA_DIR") ?? ".purse"
+        return URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            .standardizedFileURL
     }
 }
 

@@ -25,16 +25,8 @@ enum MasterKeyFile {
         try FileManager.default.createDirectory(
             at: file.deletingLastPathComponent(), withIntermediateDirectories: true
         )
-        // O_EXCL: if another process created the file a moment ago, use its key instead.
-        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        if descriptor < 0 {
-            if errno == EEXIST { return try load(file: file, logger: logger) }
-            throw CommandError("Cannot create the master key file \(file.path): \(String(cString: strerror(errno)))")
-        }
-        let text = Array((key.hexText + "\n").utf8)
-        let written = text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
-        guard written == text.count else { throw CommandError("Cannot write the master key file \(file.path)") }
+        // If another process created the file a moment ago, use its key instead.
+        guard try PrivateFile.create(key.hexText + "\n", at: file) else { return try load(file: file, logger: logger) }
         logger.warning(
             "Created a new master key in \(file.path) (mode 0600). Production should set PURSE_MASTER_KEY explicitly and keep it safe: it protects every stored secret."
         )

@@ -5,6 +5,6 @@ struct Purse: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "purse",
         abstract: "A self-hosted payment-method settings service that speaks Stripe's API.",
-        subcommands: [ServeCommand.self, MigrateCommand.self, AccountsCommand.self, KeysCommand.self]
+        subcommands: [ServeCommand.self, MigrateCommand.self, AccountsCommand.self, KeysCommand.self, CertificatesCommand.self]
     )
 }

@@ -99,6 +99,23 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("webhook-timeout"), help: "Seconds one webhook attempt may take (env PURSE_WEBHOOK_TIMEOUT; default 10).")
     var webhookTimeout: Double?
 
+    @Option(
+        name: .customLong("tls-certificate"),
+        help: ArgumentHelp(
+            "PEM certificate chain to serve https with, together with --tls-key (env PURSE_TLS_CERTIFICATE; "
+                + "`purse certificates create` makes one for development).")
+    )
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: "PEM private key of the TLS certificate (env PURSE_TLS_KEY).")
+    var tlsKey: String?
+
+    @Option(
+        name: .customLong("loopback-http-port"),
+        help: "With TLS, also serve plain http on 127.0.0.1 at this port, 0 for any free one (env PURSE_LOOPBACK_HTTP_PORT)."
+    )
+    var loopbackHTTPPort: Int?
+
     @Flag(
         name: .customLong("skip-migrations"),
         help: "Do not apply pending migrations on start; refuse to start if the schema is behind (env PURSE_SKIP_MIGRATIONS=1)."
@@ -158,6 +175,10 @@ struct ServeCommand: AsyncParsableCommand {
                 )
                 // A line scripts and tests can wait for.
                 FileHandle.standardOutput.write(Data("purse serve: listening on port \(port)\n".utf8))
+            },
+            onLoopbackServerRunning: { port in
+                logger.notice("Purse is also serving plain http on http://127.0.0.1:\(port) (loopback only)")
+                FileHandle.standardOutput.write(Data("purse serve: listening for plain http on 127.0.0.1 port \(port)\n".utf8))
             }
         )
         let services = ServiceGroup(
@@ -233,8 +254,33 @@ struct ServeCommand: AsyncParsableCommand {
             rateLimit: rate > 0 ? ServerConfiguration.RateLimit(rate: Double(rate), burst: max(1, burst)) : nil,
             ephemeralKeyLifetime: keyLifetime,
             customerSessionLifetime: sessionLifetime,
-            webhooks: webhooks
+            webhooks: webhooks,
+            tls: try tlsConfiguration()
         )
+    }
+
+    /// `--tls-certificate` and `--tls-key` go together; `--loopback-http-port` needs them.
+    private func tlsConfiguration() throws -> ServerConfiguration.TLS? {
+        let certificate = tlsCertificate ?? Environment.value("PURSE_TLS_CERTIFICATE")
+        let key = tlsKey ?? Environment.value("PURSE_TLS_KEY")
+        let loopback: Int? =
+            if let loopbackHTTPPort { loopbackHTTPPort } else if Environment.value("PURSE_LOOPBACK_HTTP_PORT") != nil {
+                try integer(nil, "PURSE_LOOPBACK_HTTP_PORT", default: 0)
+            } else { nil }
+        if let loopback, !(0...65_535).contains(loopback) {
+            throw ValidationError("The loopback http port must be between 0 and 65535.")
+        }
+        switch (certificate, key) {
+        case (nil, nil):
+            guard loopback == nil else {
+                throw ValidationError("--loopback-http-port serves http beside https: give --tls-certificate and --tls-key.")
+            }
+            return nil
+        case (let certificate?, let key?):
+            return ServerConfiguration.TLS(certificateChainPath: certificate, privateKeyPath: key, loopbackHTTPPort: loopback)
+        default:
+            throw ValidationError("--tls-certificate and --tls-key go together: give both to serve https.")
+        }
     }
 
     private func integer(_ flag: Int?, _ variable: String, default fallback: Int) throws -> Int {

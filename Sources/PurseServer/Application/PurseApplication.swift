@@ -1,6 +1,8 @@
 public import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 public import Logging
+import NIOSSL
 public import Postgres
 public import PurseCore
 import ServiceLifecycle
@@ -23,6 +25,8 @@ public struct PurseApplication {
     private let services: [any Service]
     private let logger: Logger
     private let publicURL: PublicURL
+    /// The certificate and key served, read at start so a bad file stops `purse serve` at once.
+    private let tlsConfiguration: TLSConfiguration?
 
     public init(
         configuration: ServerConfiguration,
@@ -125,25 +129,65 @@ public struct PurseApplication {
         ]
         self.publicURL = publicURL
         self.logger = logger
+        self.tlsConfiguration = try configuration.tls.map(Self.tlsConfiguration)
+    }
+
+    /// A TLS server configuration from the PEM files, or an error that names the file at fault.
+    private static func tlsConfiguration(_ tls: ServerConfiguration.TLS) throws -> TLSConfiguration {
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(tls.certificateChainPath)
+        } catch {
+            throw TLSFileError(path: tls.certificateChainPath, what: "TLS certificate chain", underlying: error)
+        }
+        guard !chain.isEmpty else {
+            throw TLSFileError(path: tls.certificateChainPath, what: "TLS certificate chain", underlying: nil)
+        }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: tls.privateKeyPath, format: .pem)
+        } catch {
+            throw TLSFileError(path: tls.privateKeyPath, what: "TLS private key", underlying: error)
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key)
+        )
+        configuration.minimumTLSVersion = .tlsv12
+        // Fails here, not at the first handshake, when the key does not belong to the certificate.
+        do {
+            _ = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw TLSFileError(path: tls.privateKeyPath, what: "TLS private key (for \(tls.certificateChainPath))", underlying: error)
+        }
+        return configuration
     }
 
     /// The application to run; `onServerRunning` receives the bound port (useful with port 0).
+    /// With TLS and a loopback http port, a plain http server on 127.0.0.1 runs beside it (for
+    /// local tools and tests) and `onLoopbackServerRunning` receives its port.
     public func application(
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+        onLoopbackServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let port = configuration.port
         let configuration = self.configuration
         let publicURL = self.publicURL
-        return Application(
-            responder: MeteredResponder(base: router.buildResponder(), metrics: httpMetrics),
-            server: HTTPServerBuilder { responder in
-                ConnectionLoopChildChannel(
-                    base: HTTP1Channel(
-                        responder: responder,
-                        configuration: .init(additionalChannelHandlers: [RequestReadTimeoutHandler(seconds: configuration.readTimeout)])
-                    )
+        let responder = MeteredResponder(base: router.buildResponder(), metrics: httpMetrics)
+        var services = self.services
+        if configuration.tls != nil, let loopbackPort = configuration.tls?.loopbackHTTPPort {
+            services.append(
+                Application(
+                    responder: responder,
+                    server: Self.server(readTimeout: configuration.readTimeout, tls: nil),
+                    configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: loopbackPort), serverName: nil),
+                    onServerRunning: { channel in await onLoopbackServerRunning(channel.localAddress?.port ?? loopbackPort) },
+                    logger: logger
                 )
-            },
+            )
+        }
+        return Application(
+            responder: responder,
+            server: Self.server(readTimeout: configuration.readTimeout, tls: tlsConfiguration),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: nil
@@ -156,5 +200,28 @@ public struct PurseApplication {
             },
             logger: logger
         )
+    }
+
+    /// HTTP/1.1, over TLS when configured, each connection served on its own event loop.
+    private static func server(readTimeout: Int, tls: TLSConfiguration?) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            let http = HTTP1Channel(
+                responder: responder,
+                configuration: .init(additionalChannelHandlers: [RequestReadTimeoutHandler(seconds: readTimeout)])
+            )
+            guard let tls else { return ConnectionLoopChildChannel(base: http) }
+            return ConnectionLoopChildChannel(base: try TLSChannel(http, tlsConfiguration: tls))
+        }
+    }
+}
+
+/// A certificate or key file `purse serve` cannot use.
+public struct TLSFileError: Error, CustomStringConvertible {
+    public let path: String
+    public let what: String
+    public let underlying: (any Error)?
+
+    public var description: String {
+        "Cannot use \(path) as the \(what)" + (underlying.map { ": \($0)" } ?? ": it holds no PEM certificate.")
     }
 }

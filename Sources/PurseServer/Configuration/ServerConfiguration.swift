@@ -27,6 +27,9 @@ public import Logging
 /// | `--webhook-retry-schedule` | `PURSE_WEBHOOK_RETRY_SCHEDULE` | `5,30,120,600,3600,10800` | seconds before each retry; the last repeats |
 /// | `--webhook-give-up-after` | `PURSE_WEBHOOK_GIVE_UP_AFTER` | `259200` | seconds after the event when retries stop (3 days) |
 /// | `--webhook-timeout` | `PURSE_WEBHOOK_TIMEOUT` | `10` | seconds one delivery attempt may take |
+/// | `--tls-certificate` | `PURSE_TLS_CERTIFICATE` | none | PEM certificate chain: with `--tls-key`, serve https |
+/// | `--tls-key` | `PURSE_TLS_KEY` | none | PEM private key of that certificate |
+/// | `--loopback-http-port` | `PURSE_LOOPBACK_HTTP_PORT` | none | with TLS, also serve plain http on 127.0.0.1 at this port (0: any free one) |
 public struct ServerConfiguration: Sendable, CustomStringConvertible {
     public var host: String
     public var port: Int
@@ -45,6 +48,25 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     public var customerSessionLifetime: Int
     /// How webhook endpoints are accepted and delivered to.
     public var webhooks: Webhooks
+    /// Serve https with this certificate; nil serves plain http.
+    public var tls: TLS?
+
+    /// The files of the certificate `purse serve` presents, and whether local tools may still
+    /// reach it over plain http on loopback.
+    public struct TLS: Sendable {
+        /// PEM: the server's certificate, then its issuers.
+        public var certificateChainPath: String
+        /// PEM: the certificate's private key.
+        public var privateKeyPath: String
+        /// A port on 127.0.0.1 that serves plain http too (0: any free one), or nil for none.
+        public var loopbackHTTPPort: Int?
+
+        public init(certificateChainPath: String, privateKeyPath: String, loopbackHTTPPort: Int? = nil) {
+            self.certificateChainPath = certificateChainPath
+            self.privateKeyPath = privateKeyPath
+            self.loopbackHTTPPort = loopbackHTTPPort
+        }
+    }
 
     public struct Webhooks: Sendable {
         public var requireHTTPS: Bool
@@ -75,7 +97,8 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         rateLimit: RateLimit? = nil,
         ephemeralKeyLifetime: Int = 3600,
         customerSessionLifetime: Int = 1800,
-        webhooks: Webhooks = Webhooks()
+        webhooks: Webhooks = Webhooks(),
+        tls: TLS? = nil
     ) {
         self.host = host
         self.port = port
@@ -87,18 +110,19 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         self.ephemeralKeyLifetime = ephemeralKeyLifetime
         self.customerSessionLifetime = customerSessionLifetime
         self.webhooks = webhooks
+        self.tls = tls
     }
 
     /// The public URL, or the listening address once the port is known.
     public func resolvedPublicURL(boundPort: Int) -> String {
-        publicURL ?? "http://\(host.contains(":") ? "[\(host)]" : host):\(boundPort)"
+        publicURL ?? "\(tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(boundPort)"
     }
 
     public var description: String {
         "host=\(host) port=\(port) public_url=\(publicURL ?? "(listening address)") log_level=\(logLevel) "
             + "max_body_size=\(maxBodySize) read_timeout=\(readTimeout) "
             + "rate_limit=\(rateLimit.map { "\($0.rate)/s burst \($0.burst)" } ?? "off") ephemeral_key_lifetime=\(ephemeralKeyLifetime) "
-            + "customer_session_lifetime=\(customerSessionLifetime)"
+            + "customer_session_lifetime=\(customerSessionLifetime) tls=\(tls.map { "\($0.certificateChainPath)" } ?? "off")"
     }
 }
 

@@ -118,6 +118,9 @@ public struct PaymentMethodFactory: Sendable {
             }
         }
         let enrollment = processor.enroll(number, cvc: card.cvc)
+        let networks = CardNetworks.networks(
+            available: enrollment.cardNetworks ?? [number.brand.rawValue], preferred: card.networks?.preferred
+        )
         let details = CardDetails(
             brand: number.brand.rawValue,
             checks: CardDetails.Checks(
@@ -126,13 +129,13 @@ public struct PaymentMethodFactory: Sendable {
                 cvcCheck: enrollment.cvcCheck
             ),
             country: enrollment.country,
-            displayBrand: number.brand.displayBrand,
+            displayBrand: CardNetworks.displayBrand(brand: number.brand, networks: networks),
             expMonth: validMonth,
             expYear: validYear,
             fingerprint: fingerprinter.fingerprint(of: number, account: account),
             funding: enrollment.funding,
             last4: number.last4,
-            networks: CardDetails.Networks(available: [number.brand.rawValue], preferred: card.networks?.preferred)
+            networks: networks
         )
         return (details, enrollment.reference)
     }

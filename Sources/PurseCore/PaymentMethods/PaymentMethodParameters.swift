@@ -22,7 +22,7 @@ public struct CardParameters: Decodable, Sendable {
     }
 
     public struct NetworksParameters: Decodable, Sendable {
-        public var preferred: String?
+        public var preferred: CardNetworks.Preferred?
     }
 }
 

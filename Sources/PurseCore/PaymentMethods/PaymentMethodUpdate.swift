@@ -31,10 +31,11 @@ enum PaymentMethodUpdate {
                 details.expYear = fullYear
             }
             if let preferred = card.networks?.preferred {
-                guard details.networks.available.contains(preferred) else {
-                    throw PurseError.invalidParameter("card[networks][preferred]", "The card does not support the network \(preferred).")
+                // As Stripe: a network the card does not run on is kept as `invalid_preference`.
+                details.networks = CardNetworks.networks(available: details.networks.available, preferred: preferred)
+                if let brand = CardBrand(rawValue: details.brand) {
+                    details.displayBrand = CardNetworks.displayBrand(brand: brand, networks: details.networks)
                 }
-                details.networks.preferred = preferred
             }
             new.card = details
         }

@@ -23,13 +23,19 @@ public struct Enrollment: Sendable, Equatable {
     public var bankName: String?
     /// The outcome of the CVC check, when a CVC was given (cards).
     public var cvcCheck: String?
+    /// The networks a card runs on, when more than its brand's (a co-badged card).
+    public var cardNetworks: [String]?
 
-    public init(reference: String, funding: String = "unknown", country: String? = nil, bankName: String? = nil, cvcCheck: String? = nil) {
+    public init(
+        reference: String, funding: String = "unknown", country: String? = nil, bankName: String? = nil, cvcCheck: String? = nil,
+        cardNetworks: [String]? = nil
+    ) {
         self.reference = reference
         self.funding = funding
         self.country = country
         self.bankName = bankName
         self.cvcCheck = cvcCheck
+        self.cardNetworks = cardNetworks
     }
 }
 

@@ -24,6 +24,9 @@ public enum TestInstruments {
         public let funding: String
         public let country: String?
         public let behavior: CardBehavior
+        /// The networks of a co-badged card (its local network first), nil for a card that runs
+        /// on its brand's network only.
+        public let networks: [String]?
     }
 
     /// The test card table; numbers not in it succeed with funding `unknown`.
@@ -57,7 +60,15 @@ public enum TestInstruments {
             ("4000000000000101", "credit", "US", .cvcCheckFails),
             ("4000000000000341", "credit", "US", .chargeFailsLater),
         ]
-        return Dictionary(uniqueKeysWithValues: rows.map { ($0.0, Card(number: $0.0, funding: $0.1, country: $0.2, behavior: $0.3)) })
+        // Co-badged: Cartes Bancaires with Visa, and with Mastercard (Stripe's card brand choice test cards).
+        let coBadged: [(String, [String])] = [
+            ("4000002500001001", ["cartes_bancaires", "visa"]),
+            ("5555552500001001", ["cartes_bancaires", "mastercard"]),
+        ]
+        return Dictionary(
+            uniqueKeysWithValues: rows.map { ($0.0, Card(number: $0.0, funding: $0.1, country: $0.2, behavior: $0.3, networks: nil)) }
+                + coBadged.map { ($0.0, Card(number: $0.0, funding: "credit", country: "FR", behavior: .succeeds, networks: $0.1)) }
+        )
     }()
 
     /// `pm_card_*` and `tok_*` names for test cards, as `attach`, `confirm` and `card[token]` take them.

@@ -10,7 +10,7 @@ public struct TestProcessor: Processor {
         let cvcCheck: String? = cvc == nil ? nil : (behavior == .cvcCheckFails ? "fail" : "pass")
         return Enrollment(
             reference: "card:" + behavior.rawValue, funding: known?.funding ?? "unknown",
-            country: known?.country, cvcCheck: cvcCheck
+            country: known?.country, cvcCheck: cvcCheck, cardNetworks: known?.networks
         )
     }
 

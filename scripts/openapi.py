@@ -48,7 +48,7 @@ customer_props = {
 billing_param = {"type": "object", "properties": {"address": address_param, "email": STR, "name": STR, "phone": STR}, "additionalProperties": False}
 pm_create_props = {
     "type": {"enum": ["card", "us_bank_account", "sepa_debit"]},
-    "card": {"type": "object", "properties": {"number": S, "exp_month": {"type": "integer"}, "exp_year": {"type": "integer"}, "cvc": S, "token": S, "networks": {"type": "object", "properties": {"preferred": S}, "additionalProperties": False}}, "additionalProperties": False},
+    "card": {"type": "object", "properties": {"number": S, "exp_month": {"type": "integer"}, "exp_year": {"type": "integer"}, "cvc": S, "token": S, "networks": {"type": "object", "properties": {"preferred": {"enum": ["cartes_bancaires", "mastercard", "visa"]}}, "additionalProperties": False}}, "additionalProperties": False},
     "us_bank_account": {"type": "object", "properties": {"account_holder_type": {"enum": ["individual", "company"]}, "account_number": S, "account_type": {"enum": ["checking", "savings"]}, "routing_number": S}, "additionalProperties": False},
     "sepa_debit": {"type": "object", "properties": {"iban": S}, "required": ["iban"], "additionalProperties": False},
     "billing_details": billing_param,
@@ -59,7 +59,7 @@ pm_create_props = {
 pm_update_props = {
     "allow_redisplay": {"enum": ["always", "limited", "unspecified"]},
     "billing_details": billing_param,
-    "card": {"type": "object", "properties": {"exp_month": {"type": "integer"}, "exp_year": {"type": "integer"}, "networks": {"type": "object", "properties": {"preferred": S}, "additionalProperties": False}}, "additionalProperties": False},
+    "card": {"type": "object", "properties": {"exp_month": {"type": "integer"}, "exp_year": {"type": "integer"}, "networks": {"type": "object", "properties": {"preferred": {"enum": ["cartes_bancaires", "mastercard", "visa"]}}, "additionalProperties": False}}, "additionalProperties": False},
     "us_bank_account": {"type": "object", "properties": {"account_holder_type": {"enum": ["individual", "company"]}, "account_type": {"enum": ["checking", "savings"]}}, "additionalProperties": False},
     "metadata": metadata_param,
     "expand": {"type": "array", "items": S},
@@ -193,11 +193,17 @@ doc = {
       "post": {"operationId": "updateCustomerSheetSettings", "summary": "Update sheet settings: only what is sent changes, nested fields merge, an empty value clears a list", "parameters": [pathid("An id, or default")], "requestBody": body(sheet_settings_props), "responses": resp(ref("CustomerSheetSettings"))},
       "delete": {"operationId": "deleteCustomerSheetSettings", "summary": "Delete sheet settings (not the default); what named them falls back to the default", "parameters": [pathid()], "responses": resp(ref("DeletedObject"))},
     },
-    "/v1/elements/sessions": {"get": {"operationId": "retrieveElementsSession", "summary": "What the mobile SDK reads before showing a sheet (publishable key)", "parameters": [
+    "/v1/elements/sessions": {"get": {"operationId": "retrieveElementsSession", "summary": "What the mobile SDKs read before showing a sheet (publishable key; any parameter not listed is ignored, as the SDKs add some with each release)", "parameters": [
         q("type", {"enum": ["setup_intent", "deferred_intent"]}, required=True), q("client_secret", S),
         q("deferred_intent", {"type": "object", "properties": {"mode": {"enum": ["setup", "payment"]}, "payment_method_types": {"type": "array", "items": S}, "currency": S, "amount": {"type": "integer"}, "setup_future_usage": S, "capture_method": S}}),
-        q("customer_session_client_secret", S), q("locale", S), q("mobile_app_id", S), q("client_default_payment_method", S),
-        q("external_payment_methods", {"type": "array", "items": S}), EXPAND], "responses": resp(ref("ElementsSession"))}},
+        q("customer_session_client_secret", S, "The customer session whose customer and key to return"),
+        q("legacy_customer_ephemeral_key", S, "PaymentSheet's customer by ephemeral key: its saved methods, without a session"),
+        q("client_default_payment_method", S, "The device's own default: shown whatever its allow_redisplay"),
+        q("locale", S), q("mobile_app_id", S), q("mobile_session_id", S),
+        q("external_payment_methods", {"type": "array", "items": S}), EXPAND,
+        {"name": "Stripe-Mobile-Session-Contract", "in": "header", "required": False, "schema": S,
+         "description": "stripe-ios's contract (`major=1; revision=<16 hex>`): answered with the same header and `mobile_payment_element`"}],
+        "responses": resp(ref("ElementsSession"))}},
     "/v1/webhook_endpoints": {
       "post": {"operationId": "createWebhookEndpoint", "summary": "Create a webhook endpoint; its signing secret is shown once (secret key)", "requestBody": body(webhook_create_props, ["url", "enabled_events"]), "responses": resp(ref("WebhookEndpoint"))},
       "get": {"operationId": "listWebhookEndpoints", "summary": "List webhook endpoints (secret key)", "parameters": PAGE + [EXPAND], "responses": resp(ref("WebhookEndpointList"))},
@@ -288,7 +294,8 @@ doc = {
               "object": S, "country_code": S, "ordered_payment_method_types": {"type": "array", "items": S}, "type": S, "setup_intent": {"type": "object"}}},
           "unactivated_payment_method_types": {"type": "array", "items": S}, "merchant_country": S, "apple_pay_preference": S,
           "card_brand_choice": {"type": "object"}, "flags": {"type": "object"}, "external_payment_method_data": {"type": ["object", "null"]},
-          "payment_method_specs": {"type": "array"}, "customer": {"type": ["object", "null"]}, "customer_sheet_settings": {"type": ["object", "null"]}}},
+          "payment_method_specs": {"type": "array"}, "customer": {"type": ["object", "null"]}, "customer_sheet_settings": {"type": ["object", "null"]},
+          "link_settings": {"type": "object"}, "mobile_payment_element": {"type": ["object", "null"]}}},
       "CustomerSession": {"type": "object", "required": ["id", "object", "components", "created", "customer", "expires_at", "livemode"], "properties": {
           "id": S, "object": {"const": "customer_session"}, "client_secret": S, "components": {"type": "object"}, "created": {"type": "integer"},
           "customer": {"anyOf": [S, {"type": "object"}]}, "customer_account": nullable("string"), "expires_at": {"type": "integer"}, "livemode": {"type": "boolean"}}},

@@ -1,24 +1,44 @@
 public import PurseModels
 
-/// `GET /v1/elements/sessions` with the publishable key: the types to offer and, for a setup
-/// intent, the intent itself.
+/// `GET /v1/elements/sessions` with the publishable key: what the mobile sheets load before they
+/// show anything (the types to offer, the setup intent, the customer's saved methods).
+///
+/// What the sheets send that means something is honoured: the setup intent's `client_secret` or
+/// the `deferred_intent`'s types, `customer_session_client_secret` (the session's customer and key),
+/// `legacy_customer_ephemeral_key` (PaymentSheet's ephemeral-key customer), `client_default_payment_method`
+/// (the device's own default) and stripe-ios's mobile-session contract header. The replays in
+/// Tests/compat (docs/replays/) name the SDK sources each comes from.
 public struct ElementsSessionService: Sendable {
     private let setupIntents: SetupIntentService
     private let sessions: CustomerSessionService
     private let paymentMethods: PaymentMethodService
     private let sheetSettings: SheetSettingsService
+    private let authenticator: Authenticator
 
     /// The country Purse reports for the merchant and for payment method preference.
     public static let merchantCountry = "US"
 
+    /// Types Purse saves but does not offer to Stripe's mobile sheets, with the reason given in
+    /// the mobile-session contract: both sheets add US bank accounts only through Financial
+    /// Connections, which Purse does not serve yet, and a sheet must never offer what it then
+    /// cannot add. The API itself keeps serving the type, and PurseClient enters bank details directly.
+    static let withheldFromMobileSheets: [String: String] = ["us_bank_account": "requires_financial_connections"]
+
+    /// Stripe's card brand choice: co-badged cards (Cartes Bancaires with Visa or Mastercard) let
+    /// their holder pick the network; the test processor has such cards (TestInstruments).
+    static let cardBrandChoice: JSONValue = [
+        "eligible": true, "preferred_networks": ["cartes_bancaires"], "supported_cobranded_networks": ["cartes_bancaires": true],
+    ]
+
     public init(
         setupIntents: SetupIntentService, sessions: CustomerSessionService, paymentMethods: PaymentMethodService,
-        sheetSettings: SheetSettingsService
+        sheetSettings: SheetSettingsService, authenticator: Authenticator
     ) {
         self.setupIntents = setupIntents
         self.sessions = sessions
         self.paymentMethods = paymentMethods
         self.sheetSettings = sheetSettings
+        self.authenticator = authenticator
     }
 
     public struct Parameters: Decodable, Sendable {
@@ -31,12 +51,18 @@ public struct ElementsSessionService: Sendable {
         public var clientSecret: String?
         public var deferredIntent: DeferredIntent?
         public var customerSessionClientSecret: String?
+        /// PaymentSheet's customer by ephemeral key (`PaymentSheet.CustomerConfiguration` without a session).
+        public var legacyCustomerEphemeralKey: String?
+        /// The payment method the device keeps as its own default.
+        public var clientDefaultPaymentMethod: String?
 
         enum CodingKeys: String, CodingKey {
             case type
             case clientSecret = "client_secret"
             case deferredIntent = "deferred_intent"
             case customerSessionClientSecret = "customer_session_client_secret"
+            case legacyCustomerEphemeralKey = "legacy_customer_ephemeral_key"
+            case clientDefaultPaymentMethod = "client_default_payment_method"
         }
     }
 
@@ -52,9 +78,12 @@ public struct ElementsSessionService: Sendable {
         }
     }
 
-    public func session(_ params: Parameters, by caller: Credential) async throws -> ElementsSession {
-        let preference: ElementsSession.PaymentMethodPreference
-        var unactivated: [String] = []
+    public func session(
+        _ params: Parameters, contract: MobileSessionContract? = nil, by caller: Credential
+    ) async throws -> ElementsSession {
+        let publishable = Credential(kind: .publishable, accountID: caller.accountID, sourceID: caller.sourceID)
+        var requested: [String]
+        var setupIntentView: JSONValue?
         var settingsName: String?
         switch params.type {
         case .setupIntent:
@@ -65,55 +94,107 @@ public struct ElementsSessionService: Sendable {
             let id = String(clientSecret[..<range.lowerBound])
             let intent: SetupIntent
             do {
-                intent = try await setupIntents.retrieve(
-                    id, clientSecret: clientSecret,
-                    by: Credential(kind: .publishable, accountID: caller.accountID, sourceID: caller.sourceID)
-                )
+                intent = try await setupIntents.retrieve(id, clientSecret: clientSecret, by: publishable)
             } catch let error as PurseError where error.category == .notFound {
                 throw PurseError.noSuch("setupintent", id, param: "client_secret")
             }
             settingsName = intent.customerSheetSettings
-            let view = try intent.json(for: Credential(kind: .publishable, accountID: caller.accountID, sourceID: caller.sourceID))
-            preference = .init(
-                countryCode: Self.merchantCountry, orderedPaymentMethodTypes: intent.paymentMethodTypes, type: "setup_intent",
-                setupIntent: view
-            )
+            setupIntentView = try intent.json(for: publishable)
+            requested = intent.paymentMethodTypes
         case .deferredIntent:
             guard let deferred = params.deferredIntent else { throw PurseError.missingParameter("deferred_intent") }
-            let requested = deferred.paymentMethodTypes ?? ["card"]
-            let supported = Set(PaymentMethodType.allCases.map(\.rawValue))
-            unactivated = requested.filter { !supported.contains($0) }
-            preference = .init(
-                countryCode: Self.merchantCountry, orderedPaymentMethodTypes: requested.filter(supported.contains),
-                type: "deferred_intent", setupIntent: nil
-            )
+            requested = deferred.paymentMethodTypes ?? ["card"]
         }
-        var elements = ElementsSession(
-            sessionID: "elements_session_" + ObjectID.randomBase62(length: 12), paymentMethodPreference: preference,
-            unactivatedPaymentMethodTypes: unactivated, merchantCountry: Self.merchantCountry
-        )
+
+        // Whose sheet this is: a customer session's customer, or PaymentSheet's ephemeral key's.
+        var claimedSession: (session: CustomerSession, apiKey: String)?
+        var legacyCustomer: Credential?
         if let clientSecret = params.customerSessionClientSecret {
-            let (session, apiKey) = try await sessions.resolve(clientSecret: clientSecret, account: caller.accountID)
-            settingsName = session.customerSheetSettings ?? settingsName
-            let settings = try await sheetSettings.inForce(for: caller, named: settingsName)
-            elements.customer = try await customer(session, apiKey: apiKey, settings: settings, by: caller)
-            elements.customerSheetSettings = try JSONValueEncoder().encode(settings)
-        } else {
-            elements.customerSheetSettings = try JSONValueEncoder().encode(try await sheetSettings.inForce(for: caller, named: settingsName))
+            let claimed = try await sessions.resolve(clientSecret: clientSecret, account: caller.accountID)
+            settingsName = claimed.session.customerSheetSettings ?? settingsName
+            claimedSession = claimed
+        } else if let key = params.legacyCustomerEphemeralKey {
+            let credential = try await legacyCustomerKey(key, account: caller.accountID)
+            settingsName = credential.sheetSettingsID ?? settingsName
+            legacyCustomer = credential
+        }
+        let settings = try await sheetSettings.inForce(for: caller, named: settingsName)
+
+        let offer = Self.offer(requested: requested, settings: settings)
+        var elements = ElementsSession(
+            sessionID: "elements_session_" + ObjectID.randomBase62(length: 12),
+            paymentMethodPreference: .init(
+                countryCode: Self.merchantCountry, orderedPaymentMethodTypes: offer.offered, type: params.type.rawValue,
+                setupIntent: setupIntentView
+            ),
+            unactivatedPaymentMethodTypes: offer.withheld.map(\.type), merchantCountry: Self.merchantCountry
+        )
+        elements.cardBrandChoice = Self.cardBrandChoice
+        elements.mobilePaymentElement = contract?.mobilePaymentElement(offered: offer.offered, withheld: offer.withheld)
+        elements.customerSheetSettings = try JSONValueEncoder().encode(settings)
+        if let claimedSession {
+            elements.customer = try await sessionCustomer(
+                claimedSession.session, apiKey: claimedSession.apiKey, settings: settings,
+                clientDefault: params.clientDefaultPaymentMethod, by: caller
+            )
+        } else if let legacyCustomer, let customer = legacyCustomer.customerID {
+            elements.customer = try await self.legacyCustomer(
+                customer, settings: settings, clientDefault: params.clientDefaultPaymentMethod, by: caller
+            )
         }
         return elements
     }
 
-    /// `customer`: the session's customer as the sheet shows it (through the session's redisplay
-    /// filters and the sheet settings' filter), and the session's key (derived, the same on every
-    /// call, expiring with the session).
-    private func customer(
-        _ session: CustomerSession, apiKey: String, settings: CustomerSheetSettings, by caller: Credential
+    /// The requested types the sheet may offer (saved by Purse, allowed by the sheet settings in
+    /// force, not withheld from the mobile sheets), in the requested order; the others with why.
+    static func offer(
+        requested: [String], settings: CustomerSheetSettings
+    ) -> (offered: [String], withheld: [(type: String, reason: String)]) {
+        var offered: [String] = []
+        var withheld: [(type: String, reason: String)] = []
+        for type in requested where !offered.contains(type) && !withheld.contains(where: { $0.type == type }) {
+            if PaymentMethodType(rawValue: type) == nil {
+                withheld.append((type, "unactivated"))
+            } else if !settings.paymentMethodTypes.contains(type) {
+                withheld.append((type, "not_in_customer_sheet_settings"))
+            } else if let reason = withheldFromMobileSheets[type] {
+                withheld.append((type, reason))
+            } else {
+                offered.append(type)
+            }
+        }
+        return (offered, withheld)
+    }
+
+    /// `legacy_customer_ephemeral_key`: a live ephemeral key of this account, whose customer the
+    /// session then shows (its sheet settings apply). Anything else is refused as Stripe refuses
+    /// a bad key, naming the parameter.
+    private func legacyCustomerKey(_ key: String, account: String) async throws -> Credential {
+        let credential: Credential
+        do {
+            credential = try await authenticator.authenticate(key)
+        } catch let error as PurseError where error.category == .authentication {
+            throw PurseError.invalidParameter("legacy_customer_ephemeral_key", error.message)
+        }
+        guard credential.kind == .ephemeralKey, credential.accountID == account else {
+            throw PurseError.invalidParameter(
+                "legacy_customer_ephemeral_key", "The legacy_customer_ephemeral_key must be an ephemeral key (ek_test_...) of this account."
+            )
+        }
+        return credential
+    }
+
+    /// `customer` for a customer session: the methods the sheet shows (through the session's
+    /// redisplay filters and the sheet settings' filter; the device's own default is shown
+    /// whatever its redisplay setting), the server's default, and the session's key (derived, the
+    /// same on every call, expiring with the session).
+    private func sessionCustomer(
+        _ session: CustomerSession, apiKey: String, settings: CustomerSheetSettings, clientDefault: String?, by caller: Credential
     ) async throws -> JSONValue {
         let permissions = SessionPermissions(session.components)
         let shown = try await paymentMethods.sheetMethods(
-            customer: session.customer, allowRedisplay: permissions.allowRedisplayFilters, settings: settings,
-            by: Credential(kind: .secret, accountID: caller.accountID, sourceID: session.id)
+            customer: session.customer, allowRedisplay: permissions.allowRedisplayFilters, alsoShowing: clientDefault,
+            settings: settings, by: Credential(kind: .secret, accountID: caller.accountID, sourceID: session.id)
         )
         let encoder = JSONValueEncoder()
         return [
@@ -130,6 +211,24 @@ public struct ElementsSessionService: Sendable {
                     "customer_sheet": try encoder.encode(session.components.customerSheet),
                 ],
             ],
+        ]
+    }
+
+    /// `customer` for PaymentSheet's ephemeral key: the legacy customer object, the saved methods
+    /// (every redisplay setting, through the sheet settings' filter) and the server's default,
+    /// without a `customer_session`. SDKs that read the legacy object show these; current ones,
+    /// which expect a session here, list the methods with the ephemeral key instead.
+    private func legacyCustomer(
+        _ customer: String, settings: CustomerSheetSettings, clientDefault: String?, by caller: Credential
+    ) async throws -> JSONValue {
+        let shown = try await paymentMethods.sheetMethods(
+            customer: customer, allowRedisplay: AllowRedisplay.allCases.map(\.rawValue), alsoShowing: clientDefault,
+            settings: settings, by: Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
+        )
+        let encoder = JSONValueEncoder()
+        return [
+            "payment_methods": .array(try shown.methods.map { try encoder.encode($0) }),
+            "default_payment_method": shown.defaultMethod.map(JSONValue.string) ?? .null,
         ]
     }
 }

@@ -94,9 +94,11 @@ public struct PaymentMethodService: Sendable {
     }
 
     /// What a sheet shows of a customer: the attached methods whose `allow_redisplay` is one of
-    /// `allowRedisplay` (newest first, at most 100), and the default payment method.
+    /// `allowRedisplay`, or that are the device's own default (`clientDefault`), through the sheet
+    /// settings' filter (newest first, at most 100), and the default payment method.
     public func sheetMethods(
-        customer: String, allowRedisplay: [String], settings: CustomerSheetSettings, by caller: Credential
+        customer: String, allowRedisplay: [String], alsoShowing clientDefault: String? = nil, settings: CustomerSheetSettings,
+        by caller: Credential
     ) async throws -> (methods: [PaymentMethod], defaultMethod: String?) {
         let filter = settings.savedPaymentMethodFilter.condition(now: Clock.now)
         // One statement: a row per method (or one row without a method) for a live customer,
@@ -107,7 +109,8 @@ public struct PaymentMethodService: Sendable {
             LEFT JOIN LATERAL (
                 SELECT \(unsafeSQL: PaymentMethodStore.columns), seq FROM payment_methods
                 WHERE account_id = \(caller.accountID) AND customer_id = c.id AND state = 'attached'
-                  AND allow_redisplay = ANY(\(PostgresTextArray(allowRedisplay))) AND \(filter)
+                  AND (allow_redisplay = ANY(\(PostgresTextArray(allowRedisplay))) OR id = \(clientDefault ?? ""))
+                  AND \(filter)
                 ORDER BY created DESC, seq DESC LIMIT 100
             ) m ON true
             WHERE c.id = \(customer) AND c.account_id = \(caller.accountID) AND NOT c.deleted

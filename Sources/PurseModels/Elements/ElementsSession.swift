@@ -1,5 +1,6 @@
-/// `GET /v1/elements/sessions`: what the mobile SDK asks for before showing a sheet. Purse
-/// answers the keys stripe-ios reads; `customer` comes with a customer session.
+/// `GET /v1/elements/sessions`: what the mobile SDKs ask for before showing a sheet. Purse
+/// answers the keys stripe-ios and stripe-android read (docs/replays/); `customer` comes with a
+/// customer session or PaymentSheet's ephemeral key.
 public struct ElementsSession: Codable, Sendable, Hashable {
     public var sessionID: String
     public var livemode: Bool = false
@@ -9,10 +10,14 @@ public struct ElementsSession: Codable, Sendable, Hashable {
     public var applePayPreference: String = "enabled"
     public var cardBrandChoice: JSONValue = ["eligible": false, "preferred_networks": [], "supported_cobranded_networks": [:]]
     public var flags: JSONValue = [:]
+    /// Link is off: Purse has no Link accounts, and `link` is never among the offered types.
+    public var linkSettings: JSONValue = ["link_funding_sources": [], "link_passthrough_mode_enabled": false, "link_flags": [:]]
     public var externalPaymentMethodData: JSONValue?
     public var paymentMethodSpecs: [JSONValue] = []
-    /// The customer's saved methods and session, with a customer session only.
+    /// The customer's saved methods and session, with a customer session or PaymentSheet's ephemeral key.
     public var customer: JSONValue?
+    /// stripe-ios's mobile-session contract payload, when the request sent its header.
+    public var mobilePaymentElement: JSONValue?
     /// The sheet settings in force (Purse's own).
     public var customerSheetSettings: JSONValue?
 
@@ -35,9 +40,11 @@ public struct ElementsSession: Codable, Sendable, Hashable {
         case applePayPreference = "apple_pay_preference"
         case cardBrandChoice = "card_brand_choice"
         case flags
+        case linkSettings = "link_settings"
         case externalPaymentMethodData = "external_payment_method_data"
         case paymentMethodSpecs = "payment_method_specs"
         case customer
+        case mobilePaymentElement = "mobile_payment_element"
         case customerSheetSettings = "customer_sheet_settings"
     }
 

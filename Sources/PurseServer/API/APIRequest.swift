@@ -50,6 +50,9 @@ public struct APIResult: Sendable {
 
     public var status: HTTPResponse.Status
     public var body: Body
+    /// Headers of the handler's own, beside the ones every response gets. Only GET routes set
+    /// any: an idempotent replay of a POST repeats its status and body only.
+    public var headers: HTTPFields = [:]
 
     public init(status: HTTPResponse.Status = .ok, body: JSONValue) {
         self.status = status

@@ -144,20 +144,20 @@ final class APIRouter {
             parameterPolicy: ParameterPolicy(credential: credential, routePath: route.path),
             ignoredParameters: ignoredParameters, logger: context.logger
         )
-        let run = { @Sendable () async throws -> (status: HTTPResponse.Status, body: [UInt8]) in
+        let run = { @Sendable () async throws -> (status: HTTPResponse.Status, body: [UInt8], headers: HTTPFields) in
             let result = try await handler(apiRequest)
-            if expansion.isEmpty, case .rendered(let bytes) = result.body { return (result.status, bytes) }
+            if expansion.isEmpty, case .rendered(let bytes) = result.body { return (result.status, bytes, result.headers) }
             let caller = credential
             let body = try await Expansion.apply(expansion, to: try result.value(), returns: route.returns) { type, id in
                 guard let caller else { return nil }
                 return try await loader.load(type, id: id, caller: caller)
             }
-            return (result.status, JSONWriter.bytes(body))
+            return (result.status, JSONWriter.bytes(body), result.headers)
         }
 
         guard let idempotencyKey, let credential else {
             let result = try await run()
-            return .json(bytes: result.body, status: result.status)
+            return .json(bytes: result.body, status: result.status, headers: result.headers)
         }
         var hashed = Array((request.headers[.contentType] ?? "").utf8)
         hashed.append(0)
@@ -170,7 +170,7 @@ final class APIRouter {
         case .replay(let status, let bytes):
             return .json(bytes: bytes, status: HTTPResponse.Status(code: status), headers: [.idempotentReplayed: "true"])
         case .proceed:
-            let result: (status: HTTPResponse.Status, body: [UInt8])
+            let result: (status: HTTPResponse.Status, body: [UInt8], headers: HTTPFields)
             do {
                 result = try await run()
             } catch {

@@ -51,9 +51,10 @@ public struct PurseApplication {
         let customers = CustomerService(pool: pool, paymentMethods: paymentMethods, caches: caches)
         let idempotency = IdempotencyStore(pool: pool, masterKey: masterKey)
         let metrics = PrometheusRegistry()
+        let authenticator = Authenticator(pool: pool, caches: caches)
         let api = APIRouter(
             router: router,
-            authenticator: Authenticator(pool: pool, caches: caches),
+            authenticator: authenticator,
             idempotency: idempotency,
             loader: ObjectLoader(customers: customers, paymentMethods: paymentMethods),
             maxBodySize: configuration.maxBodySize,
@@ -88,7 +89,8 @@ public struct PurseApplication {
         SheetSettingsController(settings: sheetSettings).register(on: api)
         ElementsController(
             elements: ElementsSessionService(
-                setupIntents: setupIntents, sessions: sessions, paymentMethods: paymentMethods, sheetSettings: sheetSettings
+                setupIntents: setupIntents, sessions: sessions, paymentMethods: paymentMethods, sheetSettings: sheetSettings,
+                authenticator: authenticator
             ),
             sessions: sessions, paymentMethods: paymentMethods, selection: selection, customers: customers
         ).register(on: api)

@@ -1,3 +1,4 @@
+import HTTPTypes
 import PurseCore
 import PurseModels
 
@@ -39,8 +40,13 @@ struct ElementsController {
 
     @Sendable func session(_ request: APIRequest) async throws -> APIResult {
         let params = try request.decode(ElementsSessionService.Parameters.self)
-        return try .object(try await elements.session(params, by: request.caller))
+        let contract = MobileSessionContract(requestHeader: request.headers[Self.mobileSessionContract])
+        var result = try APIResult.object(try await elements.session(params, contract: contract, by: request.caller))
+        if let contract { result.headers[Self.mobileSessionContract] = contract.responseHeader }
+        return result
     }
+
+    static let mobileSessionContract = HTTPField.Name(MobileSessionContract.headerName)!
 
     /// Removing a saved method; refused when the session's `payment_method_remove` is disabled.
     @Sendable func detach(_ request: APIRequest) async throws -> APIResult {

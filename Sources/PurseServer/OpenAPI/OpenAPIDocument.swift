@@ -1544,7 +1544,18 @@ enum OpenAPIDocument {
                                 "type": "object",
                                 "properties": {
                                   "preferred": {
-                                    "type": "string"
+                                    "anyOf": [
+                                      {
+                                        "enum": [
+                                          "cartes_bancaires",
+                                          "mastercard",
+                                          "visa"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
                                   }
                                 },
                                 "additionalProperties": false
@@ -1847,7 +1858,14 @@ enum OpenAPIDocument {
                                   "preferred": {
                                     "anyOf": [
                                       {
-                                        "type": "string"
+                                        "enum": [
+                                          "cartes_bancaires",
+                                          "mastercard",
+                                          "visa"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
                                       },
                                       {
                                         "type": "null"
@@ -2507,7 +2525,18 @@ enum OpenAPIDocument {
                                 "type": "object",
                                 "properties": {
                                   "preferred": {
-                                    "type": "string"
+                                    "anyOf": [
+                                      {
+                                        "enum": [
+                                          "cartes_bancaires",
+                                          "mastercard",
+                                          "visa"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
                                   }
                                 },
                                 "additionalProperties": false
@@ -2813,7 +2842,14 @@ enum OpenAPIDocument {
                                   "preferred": {
                                     "anyOf": [
                                       {
-                                        "type": "string"
+                                        "enum": [
+                                          "cartes_bancaires",
+                                          "mastercard",
+                                          "visa"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
                                       },
                                       {
                                         "type": "null"
@@ -3882,7 +3918,18 @@ enum OpenAPIDocument {
                                         "type": "object",
                                         "properties": {
                                           "preferred": {
-                                            "type": "string"
+                                            "anyOf": [
+                                              {
+                                                "enum": [
+                                                  "cartes_bancaires",
+                                                  "mastercard",
+                                                  "visa"
+                                                ]
+                                              },
+                                              {
+                                                "const": ""
+                                              }
+                                            ]
                                           }
                                         },
                                         "additionalProperties": false
@@ -4450,7 +4497,14 @@ enum OpenAPIDocument {
                                           "preferred": {
                                             "anyOf": [
                                               {
-                                                "type": "string"
+                                                "enum": [
+                                                  "cartes_bancaires",
+                                                  "mastercard",
+                                                  "visa"
+                                                ]
+                                              },
+                                              {
+                                                "const": ""
                                               },
                                               {
                                                 "type": "null"
@@ -5372,7 +5426,18 @@ enum OpenAPIDocument {
                                         "type": "object",
                                         "properties": {
                                           "preferred": {
-                                            "type": "string"
+                                            "anyOf": [
+                                              {
+                                                "enum": [
+                                                  "cartes_bancaires",
+                                                  "mastercard",
+                                                  "visa"
+                                                ]
+                                              },
+                                              {
+                                                "const": ""
+                                              }
+                                            ]
                                           }
                                         },
                                         "additionalProperties": false
@@ -5783,7 +5848,14 @@ enum OpenAPIDocument {
                                           "preferred": {
                                             "anyOf": [
                                               {
-                                                "type": "string"
+                                                "enum": [
+                                                  "cartes_bancaires",
+                                                  "mastercard",
+                                                  "visa"
+                                                ]
+                                              },
+                                              {
+                                                "const": ""
                                               },
                                               {
                                                 "type": "null"
@@ -6313,7 +6385,18 @@ enum OpenAPIDocument {
                                         "type": "object",
                                         "properties": {
                                           "preferred": {
-                                            "type": "string"
+                                            "anyOf": [
+                                              {
+                                                "enum": [
+                                                  "cartes_bancaires",
+                                                  "mastercard",
+                                                  "visa"
+                                                ]
+                                              },
+                                              {
+                                                "const": ""
+                                              }
+                                            ]
                                           }
                                         },
                                         "additionalProperties": false
@@ -6778,7 +6861,14 @@ enum OpenAPIDocument {
                                           "preferred": {
                                             "anyOf": [
                                               {
-                                                "type": "string"
+                                                "enum": [
+                                                  "cartes_bancaires",
+                                                  "mastercard",
+                                                  "visa"
+                                                ]
+                                              },
+                                              {
+                                                "const": ""
                                               },
                                               {
                                                 "type": "null"
@@ -10718,7 +10808,7 @@ enum OpenAPIDocument {
     "/v1/elements/sessions": {
       "get": {
         "operationId": "retrieveElementsSession",
-        "summary": "What the mobile SDK reads before showing a sheet (publishable key)",
+        "summary": "What the mobile SDKs read before showing a sheet (publishable key; any parameter not listed is ignored, as the SDKs add some with each release)",
         "parameters": [
           {
             "name": "type",
@@ -10788,7 +10878,26 @@ enum OpenAPIDocument {
             "required": false,
             "schema": {
               "type": "string"
-            }
+            },
+            "description": "The customer session whose customer and key to return"
+          },
+          {
+            "name": "legacy_customer_ephemeral_key",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "PaymentSheet's customer by ephemeral key: its saved methods, without a session"
+          },
+          {
+            "name": "client_default_payment_method",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The device's own default: shown whatever its allow_redisplay"
           },
           {
             "name": "locale",
@@ -10807,7 +10916,7 @@ enum OpenAPIDocument {
             }
           },
           {
-            "name": "client_default_payment_method",
+            "name": "mobile_session_id",
             "in": "query",
             "required": false,
             "schema": {
@@ -10859,6 +10968,15 @@ enum OpenAPIDocument {
             "style": "deepObject",
             "explode": true,
             "description": "Fields to expand (expand[]=customer)"
+          },
+          {
+            "name": "Stripe-Mobile-Session-Contract",
+            "in": "header",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "stripe-ios's contract (`major=1; revision=<16 hex>`): answered with the same header and `mobile_payment_element`"
           }
         ],
         "responses": {
@@ -12868,6 +12986,15 @@ enum OpenAPIDocument {
             ]
           },
           "customer_sheet_settings": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "link_settings": {
+            "type": "object"
+          },
+          "mobile_payment_element": {
             "type": [
               "object",
               "null"

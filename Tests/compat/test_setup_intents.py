@@ -95,6 +95,14 @@ def card_data(number=VISA, cvc=CVC, **extra):
     }
 
 
+def server_card_data(number=VISA):
+    """`payment_method_data` as a merchant's server sends it: no SDK telemetry, which the secret key
+    may not send (spec §3, parameter policy)."""
+    data = card_data(number)
+    del data["payment_user_agent"]
+    return data
+
+
 def us_bank_account_data(account_number=GOOD_ACCOUNT):
     return {
         "type": "us_bank_account",
@@ -774,12 +782,25 @@ def test_the_sheet_fails_3d_secure_on_purses_page(client, publishable, customer)
 
 def test_the_authentication_page_answers_with_a_page_without_a_return_url(client, customer):
     intent = create_intent(client, customer)
-    pending = client.v1.setup_intents.confirm(intent.id, params={"payment_method_data": card_data(THREE_D_SECURE_CARD)})
+    pending = client.v1.setup_intents.confirm(intent.id, params={"payment_method_data": server_card_data(THREE_D_SECURE_CARD)})
     assert pending.next_action.redirect_to_url.return_url is None
     answer = decide(authentication_url(pending), "complete")
     assert answer.status_code == 200
     assert "Authentication complete" in answer.text
     assert client.v1.setup_intents.retrieve(intent.id).status == "succeeded"
+
+
+def test_the_secret_key_may_not_send_the_sdks_telemetry(client, customer):
+    """Secret-key requests stay strict (spec §3): what the mobile SDKs may send is refused here."""
+    intent = create_intent(client, customer)
+    for name, extra in [
+        ("payment_method_data[payment_user_agent]", {"payment_method_data": card_data()}),
+        ("muid", {"payment_method_data": server_card_data(), "muid": "7f1b3c"}),
+    ]:
+        with pytest.raises(stripe.InvalidRequestError) as refused:
+            client.v1.setup_intents.confirm(intent.id, params=extra)
+        assert (error_of(refused)["code"], error_of(refused)["param"]) == ("parameter_unknown", name)
+    assert client.v1.setup_intents.retrieve(intent.id).status == "requires_payment_method"
 
 
 def test_the_authentication_page_decides_only_once(client, publishable, customer):
@@ -854,7 +875,10 @@ def test_the_elements_session_of_a_setup_intent(client, publishable, customer):
     assert isinstance(session.session_id, str) and session.session_id
     preference = session.payment_method_preference
     assert preference.type == "setup_intent"
-    assert preference.ordered_payment_method_types == SHEET_TYPES
+    # US bank accounts are withheld from the mobile sheets until Financial Connections exists.
+    assert preference.ordered_payment_method_types == ["card", "sepa_debit"]
+    assert session.unactivated_payment_method_types == ["us_bank_account"]
+    assert intent.payment_method_types == SHEET_TYPES
     assert fields(preference.setup_intent) == PUBLISHABLE_FIELDS
     assert preference.setup_intent.client_secret == intent.client_secret
     assert session.livemode is False
@@ -878,8 +902,8 @@ def test_the_elements_session_of_a_deferred_setup(publishable):
     )
     preference = session.payment_method_preference
     assert preference.type == "deferred_intent"
-    assert preference.ordered_payment_method_types == ["card", "us_bank_account"]
-    assert session.unactivated_payment_method_types == ["ideal"]
+    assert preference.ordered_payment_method_types == ["card"]
+    assert session.unactivated_payment_method_types == ["us_bank_account", "ideal"]
     assert "setup_intent" not in preference
 
 

@@ -38,6 +38,45 @@ struct IdempotencyTests {
         }
     }
 
+    /// Each caller has a key space of its own (spec §5): the same key sent by two customers'
+    /// devices, or by the publishable key after the merchant's server, runs each request, and no
+    /// answer names another caller's request.
+    @Test func callersNeverMeetThroughAKey() async throws {
+        try await LiveServer.with { server in
+            let account = try await server.makeAccount()
+            let headers = ["Idempotency-Key": "shared-key"]
+            let merchant = try await account.secret.post("/v1/customers", "name=Merchant", headers: headers)
+            let secretPath = try #require(merchant.json["id"]?.stringValue)
+            let first = try #require(try await account.secret.post("/v1/customers").json["id"]?.stringValue)
+            let second = try #require(try await account.secret.post("/v1/customers").json["id"]?.stringValue)
+            let firstDevice = account.client(key: try await account.ephemeralKey(for: first).secret)
+            let secondDevice = account.client(key: try await account.ephemeralKey(for: second).secret)
+
+            let method = "type=card&card[token]=tok_visa"
+            let byPublishable = try await account.publishable.post("/v1/payment_methods", method, headers: headers)
+            #expect(byPublishable.status == 200)
+            #expect(byPublishable.header("Idempotent-Replayed") == nil)
+            let attachFirst = try await firstDevice.post(
+                "/v1/payment_methods/\(try #require(byPublishable.json["id"]?.stringValue))/attach", "customer=\(first)", headers: headers
+            )
+            #expect(attachFirst.status == 200)
+            let other = try #require(try await account.publishable.post("/v1/payment_methods", method).json["id"]?.stringValue)
+            let attachSecond = try await secondDevice.post("/v1/payment_methods/\(other)/attach", "customer=\(second)", headers: headers)
+            #expect(attachSecond.status == 200)
+            #expect(attachSecond.header("Idempotent-Replayed") == nil)
+            for call in [byPublishable, attachFirst, attachSecond] {
+                let text = String(decoding: call.body, as: UTF8.self)
+                #expect(!text.contains(secretPath) && !text.contains("/v1/customers"))
+            }
+            // Within one caller, the key still guards its first request.
+            let replay = try await secondDevice.post("/v1/payment_methods/\(other)/attach", "customer=\(second)", headers: headers)
+            #expect(replay.header("Idempotent-Replayed") == "true")
+            let misuse = try await secondDevice.post("/v1/payment_methods/\(other)/detach", "", headers: headers)
+            #expect(misuse.status == 400)
+            #expect(misuse.error?["message"]?.stringValue?.contains(first) == false)
+        }
+    }
+
     @Test func twentyConcurrentDuplicatesRunOnce() async throws {
         try await LiveServer.with { server in
             let api = try await server.makeAccount().secret

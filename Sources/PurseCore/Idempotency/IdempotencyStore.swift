@@ -2,7 +2,8 @@ import Crypto
 public import Postgres
 
 /// Idempotency keys (spec §5): the first response to a key is kept for 24 hours, per account and
-/// caller, and replayed for retries; a reuse with other parameters or on another endpoint is
+/// caller (each caller has a key space of its own: no error ever names another caller's request),
+/// and replayed for retries; a reuse with other parameters or on another endpoint is
 /// refused; a retry while the first request still runs gets 409.
 public struct IdempotencyStore: Sendable {
     private let pool: PostgresClient
@@ -55,7 +56,7 @@ public struct IdempotencyStore: Sendable {
             )
         }
         // An earlier attempt's answer still waiting to be written goes first.
-        let pendingID = PendingSettlements.id(account: request.accountID, key: request.key)
+        let pendingID = PendingSettlements.id(of: request)
         if let settlement = pending.take(pendingID) {
             do {
                 try await settlement(self)
@@ -85,8 +86,8 @@ public struct IdempotencyStore: Sendable {
             INSERT INTO idempotency_keys (account_id, key, caller, method, path, params_hash, state, lease_expires_at)
             VALUES (\(request.accountID), \(request.key), \(request.caller), \(request.method), \(request.path),
                     \(request.parametersHash), 'in_flight', now() + \(Self.seconds(Self.lease)) * interval '1 second')
-            ON CONFLICT (account_id, key) DO UPDATE
-                SET caller = EXCLUDED.caller, method = EXCLUDED.method, path = EXCLUDED.path,
+            ON CONFLICT (account_id, caller, key) DO UPDATE
+                SET method = EXCLUDED.method, path = EXCLUDED.path,
                     params_hash = EXCLUDED.params_hash, state = 'in_flight', lease_expires_at = EXCLUDED.lease_expires_at,
                     status = NULL, response = NULL, created_at = now()
                 -- Take over a key whose response has expired.
@@ -97,15 +98,14 @@ public struct IdempotencyStore: Sendable {
         if !claimed.isEmpty { return .proceed }
         let rows = try connection.query(
             """
-            SELECT caller, method, path, params_hash, state, lease_expires_at < now() AS lease_expired, status, response
-            FROM idempotency_keys WHERE account_id = \(request.accountID) AND key = \(request.key)
+            SELECT method, path, params_hash, state, lease_expires_at < now() AS lease_expired, status, response
+            FROM idempotency_keys
+            WHERE account_id = \(request.accountID) AND caller = \(request.caller) AND key = \(request.key)
             """
         )
         guard let row = rows.first else { return nil }
         let path: String = try row["path"]
-        guard try row["caller", as: String.self] == request.caller, path == request.path,
-            try row["method", as: String.self] == request.method
-        else {
+        guard path == request.path, try row["method", as: String.self] == request.method else {
             throw PurseError(
                 .idempotency,
                 message: "Keys for idempotent requests can only be used for the same endpoint they were first used for "
@@ -137,8 +137,8 @@ public struct IdempotencyStore: Sendable {
         let takenOver = try connection.query(
             """
             UPDATE idempotency_keys SET lease_expires_at = now() + \(Self.seconds(Self.lease)) * interval '1 second'
-            WHERE account_id = \(request.accountID) AND key = \(request.key) AND state = 'in_flight'
-              AND lease_expires_at < now()
+            WHERE account_id = \(request.accountID) AND caller = \(request.caller) AND key = \(request.key)
+              AND state = 'in_flight' AND lease_expires_at < now()
             RETURNING 1
             """
         )
@@ -157,7 +157,7 @@ public struct IdempotencyStore: Sendable {
         try await pool.query(
             """
             UPDATE idempotency_keys SET state = 'done', status = \(status), response = \(sealed), lease_expires_at = NULL
-            WHERE account_id = \(request.accountID) AND key = \(request.key)
+            WHERE account_id = \(request.accountID) AND caller = \(request.caller) AND key = \(request.key)
             """
         )
     }
@@ -168,7 +168,8 @@ public struct IdempotencyStore: Sendable {
         try await pool.query(
             """
             DELETE FROM idempotency_keys
-            WHERE account_id = \(request.accountID) AND key = \(request.key) AND state = 'in_flight'
+            WHERE account_id = \(request.accountID) AND caller = \(request.caller) AND key = \(request.key)
+              AND state = 'in_flight'
             """
         )
     }
@@ -184,7 +185,7 @@ public struct IdempotencyStore: Sendable {
             try await settlement(self)
             return
         } catch let error as PGError where error.isUnavailable {
-            let id = PendingSettlements.id(account: request.accountID, key: request.key)
+            let id = PendingSettlements.id(of: request)
             pending.put(settlement, for: id)
             let deadline = ContinuousClock.now + Self.lease - .seconds(20)
             Task { [pending] in

@@ -9,7 +9,9 @@ final class PendingSettlements: Sendable {
 
     private let settlements = Mutex<[String: Settlement]>([:])
 
-    static func id(account: String, key: String) -> String { account + "\u{0}" + key }
+    static func id(of request: IdempotencyStore.Request) -> String {
+        request.accountID + "\u{0}" + request.caller + "\u{0}" + request.key
+    }
 
     func put(_ settlement: @escaping Settlement, for id: String) {
         settlements.withLock { $0[id] = settlement }

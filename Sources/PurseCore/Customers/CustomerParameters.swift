@@ -37,8 +37,8 @@ public struct ShippingParameters: Decodable, Sendable, Equatable {
     public func shipping() throws -> Shipping {
         Shipping(
             address: try address.address(param: "shipping[address]"),
-            name: try TextRules.limited(name, to: 256, param: "shipping[name]")!,
-            phone: try TextRules.limited(phone, to: 50, param: "shipping[phone]")
+            name: try TextRules.singleLine(name, to: 256, param: "shipping[name]")!,
+            phone: try TextRules.singleLine(phone, to: 50, param: "shipping[phone]")
         )
     }
 }
@@ -117,11 +117,11 @@ public struct CustomerListParameters: Decodable, Sendable, PaginatedParameters {
 
 /// Checks shared by create and update.
 enum CustomerFieldRules {
-    static func email(_ value: String?) throws -> String? { try TextRules.limited(value, to: 512, param: "email") }
-    static func name(_ value: String?) throws -> String? { try TextRules.limited(value, to: 256, param: "name") }
-    static func phone(_ value: String?) throws -> String? { try TextRules.limited(value, to: 50, param: "phone") }
+    static func email(_ value: String?) throws -> String? { try TextRules.email(value, param: "email") }
+    static func name(_ value: String?) throws -> String? { try TextRules.singleLine(value, to: 256, param: "name") }
+    static func phone(_ value: String?) throws -> String? { try TextRules.singleLine(value, to: 50, param: "phone") }
     static func description(_ value: String?) throws -> String? {
-        try TextRules.limited(value, to: 5000, param: "description")
+        try TextRules.singleLine(value, to: 5000, param: "description")
     }
 
     static func locales(_ value: [String]?) throws -> [String] {

@@ -67,9 +67,9 @@ public struct BillingDetailsParameters: Decodable, Sendable, Equatable {
     public func billingDetails(param: String) throws -> BillingDetails {
         BillingDetails(
             address: try address?.address(param: "\(param)[address]") ?? Address(),
-            email: try TextRules.limited(email, to: 800, param: "\(param)[email]"),
-            name: try TextRules.limited(name, to: 256, param: "\(param)[name]"),
-            phone: try TextRules.limited(phone, to: 50, param: "\(param)[phone]")
+            email: try BillingFieldRules.email(email, param: "\(param)[email]"),
+            name: try BillingFieldRules.name(name, param: "\(param)[name]"),
+            phone: try BillingFieldRules.phone(phone, param: "\(param)[phone]")
         )
     }
 }

@@ -10,13 +10,13 @@ enum PaymentMethodUpdate {
                 new.billingDetails.address = try address.value?.address(param: "billing_details[address]") ?? Address()
             }
             if let email = billing.email {
-                new.billingDetails.email = try TextRules.limited(email.value, to: 800, param: "billing_details[email]")
+                new.billingDetails.email = try BillingFieldRules.email(email.value, param: "billing_details[email]")
             }
             if let name = billing.name {
-                new.billingDetails.name = try TextRules.limited(name.value, to: 256, param: "billing_details[name]")
+                new.billingDetails.name = try BillingFieldRules.name(name.value, param: "billing_details[name]")
             }
             if let phone = billing.phone {
-                new.billingDetails.phone = try TextRules.limited(phone.value, to: 50, param: "billing_details[phone]")
+                new.billingDetails.phone = try BillingFieldRules.phone(phone.value, param: "billing_details[phone]")
             }
         }
         new.metadata = try MetadataRules.updated(old.metadata, with: params.metadata)

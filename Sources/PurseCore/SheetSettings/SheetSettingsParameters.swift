@@ -114,12 +114,12 @@ public struct SheetSettingsParameters: Decodable, Sendable {
         case .clear: result.defaultBillingDetails = initial.defaultBillingDetails
         case .set(let defaults):
             let param = "default_billing_details"
-            if let name = defaults.name { result.defaultBillingDetails.name = try TextRules.limited(name.value, to: 256, param: "\(param)[name]") }
+            if let name = defaults.name { result.defaultBillingDetails.name = try BillingFieldRules.name(name.value, param: "\(param)[name]") }
             if let email = defaults.email {
-                result.defaultBillingDetails.email = try TextRules.limited(email.value, to: 800, param: "\(param)[email]")
+                result.defaultBillingDetails.email = try BillingFieldRules.email(email.value, param: "\(param)[email]")
             }
             if let phone = defaults.phone {
-                result.defaultBillingDetails.phone = try TextRules.limited(phone.value, to: 50, param: "\(param)[phone]")
+                result.defaultBillingDetails.phone = try BillingFieldRules.phone(phone.value, param: "\(param)[phone]")
             }
             if let address = defaults.address {
                 var merged = result.defaultBillingDetails.address

@@ -33,19 +33,22 @@ PAGE = [q("limit", {"type": "integer", "minimum": 1, "maximum": 100}), q("starti
 CREATED = q("created", {"anyOf": [{"type": "integer"}, ref("RangeQuery")]})
 S = {"type": "string"}
 STR = {"type": "string", "maxLength": 5000}
+def line(n): return {"type": "string", "maxLength": n, "pattern": "^[^\\r\\n]*$"}  # one line: no CR or LF
+def email(n): return {"type": "string", "maxLength": n, "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"}
+RETURN_URL = {"type": "string", "maxLength": 2048, "description": "http(s), or an app's own scheme (myapp://...); javascript:, data:, vbscript:, file:, blob:, about: and filesystem: are refused (url_invalid)"}
 address_param = {"type": "object", "properties": {k: STR for k in ["city", "country", "line1", "line2", "postal_code", "state"]}, "additionalProperties": False}
 metadata_param = {"type": "object", "additionalProperties": {"type": "string", "maxLength": 500}, "maxProperties": 50}
 customer_props = {
     "address": address_param,
-    "description": STR, "email": {"type": "string", "maxLength": 512}, "name": {"type": "string", "maxLength": 256},
-    "phone": {"type": "string", "maxLength": 50},
+    "description": line(5000), "email": email(512), "name": line(256),
+    "phone": line(50),
     "metadata": metadata_param,
     "preferred_locales": {"type": "array", "items": {"type": "string", "maxLength": 20}, "maxItems": 10},
-    "shipping": {"type": "object", "properties": {"address": address_param, "name": STR, "phone": STR}, "required": ["address", "name"], "additionalProperties": False},
+    "shipping": {"type": "object", "properties": {"address": address_param, "name": line(256), "phone": line(50)}, "required": ["address", "name"], "additionalProperties": False},
     "invoice_settings": {"type": "object", "properties": {"default_payment_method": S}, "additionalProperties": False},
     "expand": {"type": "array", "items": S},
 }
-billing_param = {"type": "object", "properties": {"address": address_param, "email": STR, "name": STR, "phone": STR}, "additionalProperties": False}
+billing_param = {"type": "object", "properties": {"address": address_param, "email": email(800), "name": line(256), "phone": line(50)}, "additionalProperties": False}
 pm_create_props = {
     "type": {"enum": ["card", "us_bank_account", "sepa_debit"]},
     "card": {"type": "object", "properties": {"number": S, "exp_month": {"type": "integer"}, "exp_year": {"type": "integer"}, "cvc": S, "token": S, "networks": {"type": "object", "properties": {"preferred": {"enum": ["cartes_bancaires", "mastercard", "visa"]}}, "additionalProperties": False}}, "additionalProperties": False},
@@ -79,13 +82,13 @@ si_create_props = {
     "customer": S, "payment_method": S, "payment_method_data": pm_data_param, "payment_method_types": PM_TYPES,
     "automatic_payment_methods": {"type": "object", "properties": {"enabled": {"type": "boolean"}, "allow_redirects": S}, "required": ["enabled"], "additionalProperties": False},
     "payment_method_options": pm_options_param, "usage": {"enum": ["on_session", "off_session"]}, "confirm": {"type": "boolean"},
-    "return_url": S, "description": STR, "metadata": metadata_param, "mandate_data": mandate_param, "use_stripe_sdk": {"type": "boolean"},
+    "return_url": RETURN_URL, "description": STR, "metadata": metadata_param, "mandate_data": mandate_param, "use_stripe_sdk": {"type": "boolean"},
     "expand": {"type": "array", "items": S},
 }
 si_update_props = {"customer": S, "payment_method": S, "payment_method_data": pm_data_param, "payment_method_types": PM_TYPES,
     "payment_method_options": pm_options_param, "description": STR, "metadata": metadata_param, "expand": {"type": "array", "items": S}}
 si_confirm_props = {"client_secret": S, "payment_method": S, "payment_method_data": pm_data_param, "payment_method_options": pm_options_param,
-    "return_url": S, "mandate_data": mandate_param, "use_stripe_sdk": {"type": "boolean"}, "expand": {"type": "array", "items": S}}
+    "return_url": RETURN_URL, "mandate_data": mandate_param, "use_stripe_sdk": {"type": "boolean"}, "expand": {"type": "array", "items": S}}
 TOGGLE = {"enum": ["enabled", "disabled"]}
 REDISPLAY_FILTERS = {"type": "array", "items": {"enum": ["always", "limited", "unspecified"]}}
 def component(features):

@@ -65,6 +65,14 @@ struct ServeCommand: AsyncParsableCommand {
     var rateLimitBurst: Int?
 
     @Option(
+        name: .customLong("trusted-proxies"),
+        help: ArgumentHelp(
+            "Comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client, for limits kept per "
+                + "client (env PURSE_TRUSTED_PROXIES; default none: the header is ignored).")
+    )
+    var trustedProxies: String?
+
+    @Option(
         name: .customLong("ephemeral-key-lifetime"),
         help: "Seconds an ephemeral key lives (env PURSE_EPHEMERAL_KEY_LIFETIME; default 3600)."
     )
@@ -252,11 +260,23 @@ struct ServeCommand: AsyncParsableCommand {
             maxBodySize: maxBodySize,
             readTimeout: readTimeout,
             rateLimit: rate > 0 ? ServerConfiguration.RateLimit(rate: Double(rate), burst: max(1, burst)) : nil,
+            trustedProxies: try proxies(),
             ephemeralKeyLifetime: keyLifetime,
             customerSessionLifetime: sessionLifetime,
             webhooks: webhooks,
             tls: try tlsConfiguration()
         )
+    }
+
+    private func proxies() throws -> [IPRange] {
+        guard let text = trustedProxies ?? Environment.value("PURSE_TRUSTED_PROXIES") else { return [] }
+        return try text.split(separator: ",").map { item in
+            let trimmed = item.trimmingCharacters(in: .whitespaces)
+            guard let range = IPRange(trimmed) else {
+                throw ValidationError("'\(trimmed)' in the trusted proxies is neither an IP address nor a CIDR range.")
+            }
+            return range
+        }
     }
 
     /// `--tls-certificate` and `--tls-key` go together; `--loopback-http-port` needs them.

@@ -6,15 +6,27 @@ import PurseModels
 ///
 /// Keys found are kept in memory by the SHA-256 of the key (``ChangeCaches/credentials``), so a
 /// client presenting the same key again costs no database round trip; a revocation, a deleted
-/// customer or a changed session empties the cache on every server as it commits. Unknown keys
-/// are never cached, and an expiry is checked at every use.
+/// customer or a changed session empties the cache on every server as it commits. A key found
+/// unknown is remembered as such for ``unknownKeyMemory`` (``ChangeCaches/unknownKeys``), so
+/// repeating it costs nothing either. An expiry is checked at every use.
 public struct Authenticator: Sendable {
     private let pool: PostgresClient
     private let cache: ChangeCache<[UInt8], CachedCredential>
+    private let unknownKeys: ChangeCache<[UInt8], ContinuousClock.Instant>
+
+    /// How long a key found unknown is answered 401 without a look in the database.
+    public static let unknownKeyMemory: Duration = .seconds(10)
 
     public init(pool: PostgresClient, caches: ChangeCaches) {
         self.pool = pool
         self.cache = caches.credentials
+        self.unknownKeys = caches.unknownKeys
+    }
+
+    /// The credential of a key held in memory, or nil: whether `authenticate` would answer without
+    /// the database.
+    public func cached(_ key: String) -> Credential? {
+        cache.value(for: SecretHash.sha256(key))?.credential
     }
 
     public func authenticate(_ key: String) async throws -> Credential {
@@ -22,7 +34,9 @@ public struct Authenticator: Sendable {
         if let cached = cache.value(for: hash) {
             return try Self.unexpired(cached, key: key)
         }
+        if let until = unknownKeys.value(for: hash), ContinuousClock.now < until { throw Self.invalidKey(key) }
         let ticket = cache.ticket()
+        let unknownTicket = unknownKeys.ticket()
         let found: CachedCredential?
         if key.hasPrefix("sk_test_") || key.hasPrefix("pk_test_") {
             found = try await apiKey(hash: hash)
@@ -31,7 +45,10 @@ public struct Authenticator: Sendable {
         } else {
             found = nil
         }
-        guard let found else { throw Self.invalidKey(key) }
+        guard let found else {
+            unknownKeys.store(ContinuousClock.now + Self.unknownKeyMemory, for: hash, ticket: unknownTicket)
+            throw Self.invalidKey(key)
+        }
         cache.store(found, for: hash, ticket: ticket)
         return try Self.unexpired(found, key: key)
     }

@@ -11,6 +11,11 @@ public final class ChangeCaches: Sendable {
     /// Credentials by the SHA-256 of the key presented.
     public let credentials = ChangeCache<[UInt8], CachedCredential>(topic: credentialsTopic)
 
+    /// Keys found to be unknown, by SHA-256, with when to look again: a client repeating a key
+    /// that is not one costs no query until then. Emptied with the credentials (any change to a
+    /// key's row is announced); a new key is a fresh random secret no one presented before it existed.
+    let unknownKeys = ChangeCache<[UInt8], ContinuousClock.Instant>(topic: credentialsTopic, capacity: 10_000)
+
     /// Live customer sessions by account and client secret, for the elements session. Emptied
     /// with the credentials: the same triggers announce any change to a session's row and a
     /// deleted customer.
@@ -38,7 +43,7 @@ public final class ChangeCaches: Sendable {
         for cache in all { cache.setServing(serving) }
     }
 
-    private var all: [any InvalidatableCache] { [credentials, customerSessions, sheetSettings] }
+    private var all: [any InvalidatableCache] { [credentials, unknownKeys, customerSessions, sheetSettings] }
 }
 
 /// What ``ChangeCaches`` needs of each cache, whatever it holds.

@@ -35,7 +35,7 @@ public struct SetupIntentService: Sendable {
         if params.mandateData != nil, params.confirm != true {
             throw PurseError.invalidParameter("mandate_data", "mandate_data can only be given with confirm=true.")
         }
-        let returnURL = try Self.checkedReturnURL(params.returnURL)
+        let returnURL = try ReturnURL.checked(params.returnURL)
         if params.confirm == true {
             try await checkConfirmable(params, types: types, caller: caller)
         }
@@ -194,7 +194,7 @@ public struct SetupIntentService: Sendable {
         _ id: String, _ params: SetupIntentConfirmParameters, by caller: Credential, request: RequestInfo
     ) async throws -> SetupIntent {
         try checkClientSecret(params.clientSecret, of: id, caller: caller)
-        let returnURL = try Self.checkedReturnURL(params.returnURL)
+        let returnURL = try ReturnURL.checked(params.returnURL)
         let stored = try await SetupIntentStore.find(id, account: caller.accountID, pool: pool)
         guard let stored else { throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true) }
         try Self.requireOpen(stored, action: "confirm", caller: caller, secrets: secrets, publicURL: publicURL)
@@ -467,14 +467,6 @@ public struct SetupIntentService: Sendable {
             return requested.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
         }
         return automatic?.enabled == true ? PaymentMethodType.allCases : [.card]
-    }
-
-    static func checkedReturnURL(_ url: String?) throws -> String? {
-        guard let url else { return nil }
-        guard url.count <= 2000, let scheme = url.split(separator: ":").first, !scheme.isEmpty, url.contains(":") else {
-            throw PurseError.invalidParameter("return_url", "return_url must be an absolute URL (https://... or an app scheme).")
-        }
-        return url
     }
 
     /// A payment method a setup intent may use: unattached, or attached to the intent's customer;

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import PurseCore
@@ -19,30 +20,27 @@ final class APIRouter {
     }
 
     private let router: Router<PurseRequestContext>
-    private let authenticator: Authenticator
-    private let idempotency: IdempotencyStore
-    private let loader: ObjectLoader
-    private let maxBodySize: Int
-    private let rateLimiter: RateLimiter?
-    private let ignoredParameters: IgnoredParameters
+    private let pipeline: Pipeline
     private(set) var routes: [Route] = []
 
-    init(
-        router: Router<PurseRequestContext>,
-        authenticator: Authenticator,
-        idempotency: IdempotencyStore,
-        loader: ObjectLoader,
-        maxBodySize: Int,
-        rateLimiter: RateLimiter?,
-        ignoredParameters: IgnoredParameters
-    ) {
+    /// What every request's steps use.
+    struct Pipeline: Sendable {
+        let authenticator: Authenticator
+        let idempotency: IdempotencyStore
+        let loader: ObjectLoader
+        let maxBodySize: Int
+        /// Per-key limits, when `--rate-limit` is on.
+        let rateLimiter: RateLimiter?
+        /// Per-client-address limits on failed authentications, when `--rate-limit` is on: a
+        /// client guessing keys cannot make Purse look up more than the limit allows.
+        let failedAuthentications: RateLimiter?
+        let clientAddress: ClientAddress
+        let ignoredParameters: IgnoredParameters
+    }
+
+    init(router: Router<PurseRequestContext>, pipeline: Pipeline) {
         self.router = router
-        self.authenticator = authenticator
-        self.idempotency = idempotency
-        self.loader = loader
-        self.maxBodySize = maxBodySize
-        self.rateLimiter = rateLimiter
-        self.ignoredParameters = ignoredParameters
+        self.pipeline = pipeline
     }
 
     func get(_ path: String, access: Access, returns: Returns, _ handler: @escaping Handler) {
@@ -76,40 +74,25 @@ final class APIRouter {
     ) {
         let route = Route(method: method, path: path, access: access, returns: returns)
         routes.append(route)
-        let authenticator = self.authenticator
-        let idempotency = self.idempotency
-        let loader = self.loader
-        let maxBodySize = self.maxBodySize
-        let rateLimiter = self.rateLimiter
-        let ignoredParameters = self.ignoredParameters
+        let pipeline = self.pipeline
         router.on(RouterPath(path), method: method) { request, context in
-            try await Self.respond(
-                to: request, context: context, route: route, handler: handler, authenticator: authenticator,
-                idempotency: idempotency, loader: loader, maxBodySize: maxBodySize, rateLimiter: rateLimiter,
-                ignoredParameters: ignoredParameters
-            )
+            try await pipeline.respond(to: request, context: context, route: route, handler: handler)
         }
     }
 
     // MARK: - The pipeline
 
-    private static func respond(
-        to request: Request,
-        context: PurseRequestContext,
-        route: Route,
-        handler: @escaping Handler,
-        authenticator: Authenticator,
-        idempotency: IdempotencyStore,
-        loader: ObjectLoader,
-        maxBodySize: Int,
-        rateLimiter: RateLimiter?,
-        ignoredParameters: IgnoredParameters
+}
+
+extension APIRouter.Pipeline {
+    func respond(
+        to request: Request, context: PurseRequestContext, route: APIRouter.Route, handler: @escaping APIRouter.Handler
     ) async throws -> Response {
         let credential: Credential?
         if route.access.isPublic {
             credential = nil
         } else {
-            let resolved = try await authenticator.authenticate(try AuthorizationHeader.key(from: request.headers))
+            let resolved = try await authenticate(request, context: context)
             try route.access.check(resolved)
             if let wait = rateLimiter?.admit(resolved.sourceID) { throw APIError.rateLimited(retryAfter: wait) }
             credential = resolved
@@ -119,13 +102,7 @@ final class APIRouter {
         var parameters: ParamObject
         var body = ByteBuffer()
         if request.method == .post {
-            do {
-                body = try await request.collectBody(upTo: maxBodySize)
-            } catch is NIOTooManyBytesError {
-                throw APIError.bodyTooLarge(limit: maxBodySize)
-            } catch let timeout as RequestBodyTimeout {
-                throw APIError.requestTimeout(seconds: timeout.seconds)
-            }
+            body = try await request.collectBody(limit: maxBodySize)
             parameters = try RequestParameters.fromBody(body, contentType: request.headers[.contentType])
         } else {
             parameters = try RequestParameters.fromQuery(request.uri.query)
@@ -191,4 +168,29 @@ final class APIRouter {
             return .json(bytes: result.body, status: result.status)
         }
     }
+
+    /// The request's credential. With `--rate-limit`, a client address whose failed
+    /// authentications used up its allowance is refused (429) before any key of its is looked up,
+    /// unless the key is one held in memory; each failure takes from that allowance.
+    private func authenticate(_ request: Request, context: PurseRequestContext) async throws -> Credential {
+        guard let failedAuthentications else {
+            return try await authenticator.authenticate(try AuthorizationHeader.key(from: request.headers))
+        }
+        let address =
+            clientAddress.of(peer: context.peerAddress, forwardedFor: request.headers[.xForwardedFor]) ?? "unknown"
+        let key = try? AuthorizationHeader.key(from: request.headers)
+        if let wait = failedAuthentications.wait(address), key.flatMap(authenticator.cached) == nil {
+            throw APIError.rateLimited(retryAfter: wait)
+        }
+        do {
+            return try await authenticator.authenticate(try AuthorizationHeader.key(from: request.headers))
+        } catch let error as PurseError where error.category == .authentication {
+            _ = failedAuthentications.admit(address)
+            throw error
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
 }

@@ -1,9 +1,10 @@
 import Synchronization
 
-/// Per-key request rate limits (spec §5: configurable, off by default): a token bucket per key
-/// (the secret, publishable or ephemeral key, or customer session, the request presented),
-/// refilled at `rate` requests per second up to `burst`. A request over the limit is answered
-/// 429 `rate_limit` with `Retry-After`, before its body is read or anything runs.
+/// Request rate limits (spec §5: configurable, off by default): a token bucket per key (the
+/// secret, publishable or ephemeral key, or customer session, the request presented; or, for
+/// failed authentications, the client's address), refilled at `rate` requests per second up to
+/// `burst`. A request over the limit is answered 429 `rate_limit` with `Retry-After`, before its
+/// body is read or anything runs.
 ///
 /// Each server counts on its own: behind a load balancer with n servers a key gets up to n times
 /// the rate. Buckets live in memory, so a restart forgives everyone.
@@ -26,6 +27,15 @@ final class RateLimiter: Sendable {
     /// Takes one request's token from `key`'s bucket; when there is none, how long until there
     /// will be.
     func admit(_ key: String, now: ContinuousClock.Instant = .now) -> Duration? {
+        check(key, taking: true, now: now)
+    }
+
+    /// How long until `key`'s bucket has a token again, or nil when it has one now; takes none.
+    func wait(_ key: String, now: ContinuousClock.Instant = .now) -> Duration? {
+        check(key, taking: false, now: now)
+    }
+
+    private func check(_ key: String, taking: Bool, now: ContinuousClock.Instant) -> Duration? {
         buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: Double(limit.burst), updated: now)
             let elapsed = now - bucket.updated
@@ -36,6 +46,7 @@ final class RateLimiter: Sendable {
                 buckets[key] = bucket
                 return .seconds((1 - bucket.tokens) / limit.rate)
             }
+            guard taking else { return nil }
             bucket.tokens -= 1
             if buckets[key] == nil, buckets.count >= maximumKeys { dropFullBuckets(&buckets, now: now) }
             buckets[key] = bucket

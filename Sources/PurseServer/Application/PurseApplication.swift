@@ -54,12 +54,16 @@ public struct PurseApplication {
         let authenticator = Authenticator(pool: pool, caches: caches)
         let api = APIRouter(
             router: router,
-            authenticator: authenticator,
-            idempotency: idempotency,
-            loader: ObjectLoader(customers: customers, paymentMethods: paymentMethods),
-            maxBodySize: configuration.maxBodySize,
-            rateLimiter: configuration.rateLimit.map(RateLimiter.init),
-            ignoredParameters: IgnoredParameters(registry: metrics)
+            pipeline: .init(
+                authenticator: authenticator,
+                idempotency: idempotency,
+                loader: ObjectLoader(customers: customers, paymentMethods: paymentMethods),
+                maxBodySize: configuration.maxBodySize,
+                rateLimiter: configuration.rateLimit.map(RateLimiter.init),
+                failedAuthentications: configuration.rateLimit.map(RateLimiter.init),
+                clientAddress: ClientAddress(trustedProxies: configuration.trustedProxies),
+                ignoredParameters: IgnoredParameters(registry: metrics)
+            )
         )
         let health = HealthController(health: try DatabaseHealth(pool: pool))
         api.raw(.get, "/healthz", health.healthz)

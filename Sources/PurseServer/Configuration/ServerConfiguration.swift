@@ -1,4 +1,5 @@
 public import Logging
+public import PurseCore
 
 /// How `purse serve` runs, parsed once from flags and the environment.
 ///
@@ -21,6 +22,7 @@ public import Logging
 /// | `--read-timeout` | `PURSE_READ_TIMEOUT` | `30` | seconds a client has to send a request's headers, then its body (408); an idle connection closes after it |
 /// | `--rate-limit` | `PURSE_RATE_LIMIT` | `0` (off) | requests per second each key may make (429 `rate_limit` with `Retry-After` above) |
 /// | `--rate-limit-burst` | `PURSE_RATE_LIMIT_BURST` | twice the rate | requests a key may make at once after a quiet spell |
+/// | `--trusted-proxies` | `PURSE_TRUSTED_PROXIES` | none | addresses or CIDRs of proxies whose `X-Forwarded-For` names the client (for per-client limits) |
 /// | `--ephemeral-key-lifetime` | `PURSE_EPHEMERAL_KEY_LIFETIME` | `3600` | seconds an ephemeral key lives |
 /// | `--customer-session-lifetime` | `PURSE_CUSTOMER_SESSION_LIFETIME` | `1800` | seconds a customer session lives |
 /// | `--webhook-require-https` | `PURSE_WEBHOOK_REQUIRE_HTTPS=1` | off | accept only https endpoints on public hosts |
@@ -40,8 +42,11 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     /// Seconds a client has to send a request's headers, and then its body; see
     /// `RequestReadTimeoutHandler`.
     public var readTimeout: Int
-    /// Requests per key per second, or nil for no limit (the default); see ``RateLimiter``.
+    /// Requests per key per second, or nil for no limit (the default); see ``RateLimiter``. Also
+    /// the allowance of failed authentications per client address.
     public var rateLimit: RateLimit?
+    /// Proxies whose `X-Forwarded-For` says which client a request came from; see ``ClientAddress``.
+    public var trustedProxies: [IPRange]
     /// Seconds an ephemeral key lives.
     public var ephemeralKeyLifetime: Int
     /// Seconds a customer session lives.
@@ -95,6 +100,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         maxBodySize: Int = 1 << 20,
         readTimeout: Int = 30,
         rateLimit: RateLimit? = nil,
+        trustedProxies: [IPRange] = [],
         ephemeralKeyLifetime: Int = 3600,
         customerSessionLifetime: Int = 1800,
         webhooks: Webhooks = Webhooks(),
@@ -107,6 +113,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         self.maxBodySize = maxBodySize
         self.readTimeout = readTimeout
         self.rateLimit = rateLimit
+        self.trustedProxies = trustedProxies
         self.ephemeralKeyLifetime = ephemeralKeyLifetime
         self.customerSessionLifetime = customerSessionLifetime
         self.webhooks = webhooks

@@ -18,26 +18,39 @@ struct AuthenticationPageController {
         api.raw(.post, Self.path, decide)
     }
 
+    /// The largest form the page's buttons send.
+    static let maximumBody = 4096
+
     @Sendable func show(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
         let id = context.parameters.get("id") ?? ""
         let page = try await setupIntents.authenticationPage(id, token: context.parameters.get("token") ?? "")
-        guard page.intent.status == "requires_action" else { return Self.html(Self.resultPage(page.intent)) }
+        guard page.intent.status == "requires_action" else { return Self.resultPage(page.intent).response() }
         let card = page.method?.card.map { "\($0.brand.capitalized) •••• \($0.last4)" } ?? "your payment method"
-        return Self.html(
-            """
-            <h1>Confirm it is you</h1>
-            <p>Your bank asks you to confirm saving \(Self.escaped(card)) (test mode: choose an outcome).</p>
-            <form method="post"><input type="hidden" name="action" value="complete">
-              <button type="submit">Complete authentication</button></form>
-            <form method="post"><input type="hidden" name="action" value="fail">
-              <button type="submit">Fail authentication</button></form>
-            """
-        )
+        let returnURL = page.intent.nextAction?.redirectToURL.returnURL
+        return HTMLPage(
+            title: "Confirm it is you",
+            body: """
+                <h1>Confirm it is you</h1>
+                <p>Your bank asks you to confirm saving \(HTMLPage.escaped(card)) (test mode: choose an outcome).</p>
+                <form method="post"><input type="hidden" name="action" value="complete">
+                  <button type="submit" class="primary">Complete authentication</button></form>
+                <form method="post"><input type="hidden" name="action" value="fail">
+                  <button type="submit">Fail authentication</button></form>
+                """
+        ).response(formTarget: returnURL.flatMap { try? ReturnURL.checked($0) })
     }
 
     @Sendable func decide(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
         var request = request
-        let body = try await request.collectBody(upTo: 4096)
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(limit: Self.maximumBody)
+        } catch let error as APIError where error.status == .contentTooLarge {
+            return HTMLPage(
+                title: "Request too large",
+                body: "<h1>This request is too large</h1><p>Go back and choose an outcome again.</p>"
+            ).response(status: .contentTooLarge)
+        }
         let form = try FormParser.parse(body.readableBytesView)
         guard case .string(let action) = form["action"] ?? .string(""), action == "complete" || action == "fail" else {
             throw PurseError.invalidParameter("action", "action must be complete or fail.")
@@ -50,37 +63,27 @@ struct AuthenticationPageController {
             )
         } catch let error as PurseError where error.category != .notFound {
             // A customer deleted meanwhile, say: tell the person at the browser, not an API client.
-            return Self.html("<h1>This authentication can no longer be completed</h1><p>\(Self.escaped(error.message))</p>", status: .conflict)
+            return HTMLPage(
+                title: "Authentication unavailable",
+                body: "<h1>This authentication can no longer be completed</h1><p>\(HTMLPage.escaped(error.message))</p>"
+            ).response(status: .conflict)
         }
-        if let returnURL = outcome.returnURL {
-            return Response(status: .seeOther, headers: [.location: returnURL, .contentLength: "0"])
+        // Checked again here: an intent confirmed before the return_url rules existed may hold any URL.
+        if let returnURL = outcome.returnURL.flatMap({ try? ReturnURL.checked($0) }) {
+            return Response(status: .seeOther, headers: [.location: returnURL, .contentLength: "0", .cacheControl: "no-store"])
         }
-        return Self.html(Self.resultPage(outcome.intent))
+        return Self.resultPage(outcome.intent).response()
     }
 
-    private static func resultPage(_ intent: SetupIntent) -> String {
+    private static func resultPage(_ intent: SetupIntent) -> HTMLPage {
         intent.status == "succeeded"
-            ? "<h1>Authentication complete</h1><p>You can close this window and return to the app.</p>"
-            : "<h1>Authentication failed</h1><p>You can close this window and try another payment method.</p>"
-    }
-
-    private static func html(_ content: String, status: HTTPResponse.Status = .ok) -> Response {
-        let page = """
-            <!doctype html><html lang="en"><head><meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1"><title>Purse: authentication</title></head>
-            <body style="font-family: system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; line-height: 1.5">
-            \(content)</body></html>
-            """
-        let bytes = Array(page.utf8)
-        return Response(
-            status: status,
-            headers: [.contentType: "text/html; charset=utf-8", .contentLength: String(bytes.count), .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
-        )
-    }
-
-    private static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            ? HTMLPage(
+                title: "Authentication complete",
+                body: "<h1>Authentication complete</h1><p>You can close this window and return to the app.</p>"
+            )
+            : HTMLPage(
+                title: "Authentication failed",
+                body: "<h1>Authentication failed</h1><p>You can close this window and try another payment method.</p>"
+            )
     }
 }

@@ -69,14 +69,25 @@ extension APIError {
         )
     }
 
-    /// 413 for a body over the limit.
+    /// 413 for a body over the limit; the connection closes after it, as its body is not read.
     static func bodyTooLarge(limit: Int) -> APIError {
         APIError(
             status: .contentTooLarge,
             kind: .invalidRequest,
-            message: "The request body is too large: Purse accepts at most \(limit) bytes."
+            message: "The request body is too large: Purse accepts at most \(limit) bytes.",
+            headers: [.connection: "close"]
         )
     }
+
+    /// 499 (nginx's "client closed request") for a client that closed its connection before its
+    /// request arrived whole. No one reads the answer; the status keeps such requests apart from
+    /// server errors in the log (at info) and the metrics, so a client cannot set off 5xx alerts.
+    static let clientClosedRequest = APIError(
+        status: HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request"),
+        kind: .invalidRequest,
+        message: "The client closed the connection before its request arrived whole. Nothing was changed.",
+        headers: [.connection: "close"]
+    )
 
     /// 429 for a key over its rate limit, as Stripe words it, with when to try again.
     static func rateLimited(retryAfter: Duration) -> APIError {

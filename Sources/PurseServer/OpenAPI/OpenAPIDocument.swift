@@ -160,20 +160,52 @@ enum OpenAPIDocument {
                     ]
                   },
                   "description": {
-                    "type": "string",
-                    "maxLength": 5000
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 5000,
+                        "pattern": "^[^\\r\\n]*$"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
                   },
                   "email": {
-                    "type": "string",
-                    "maxLength": 512
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 512,
+                        "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
                   },
                   "name": {
-                    "type": "string",
-                    "maxLength": 256
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 256,
+                        "pattern": "^[^\\r\\n]*$"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
                   },
                   "phone": {
-                    "type": "string",
-                    "maxLength": 50
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 50,
+                        "pattern": "^[^\\r\\n]*$"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
                   },
                   "metadata": {
                     "anyOf": [
@@ -242,11 +274,20 @@ enum OpenAPIDocument {
                           },
                           "name": {
                             "type": "string",
-                            "maxLength": 5000
+                            "maxLength": 256,
+                            "pattern": "^[^\\r\\n]*$"
                           },
                           "phone": {
-                            "type": "string",
-                            "maxLength": 5000
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 50,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
                           }
                         },
                         "required": [
@@ -415,7 +456,11 @@ enum OpenAPIDocument {
                     "anyOf": [
                       {
                         "type": "string",
-                        "maxLength": 5000
+                        "maxLength": 5000,
+                        "pattern": "^[^\\r\\n]*$"
+                      },
+                      {
+                        "const": ""
                       },
                       {
                         "type": "null"
@@ -426,7 +471,11 @@ enum OpenAPIDocument {
                     "anyOf": [
                       {
                         "type": "string",
-                        "maxLength": 512
+                        "maxLength": 512,
+                        "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                      },
+                      {
+                        "const": ""
                       },
                       {
                         "type": "null"
@@ -437,7 +486,11 @@ enum OpenAPIDocument {
                     "anyOf": [
                       {
                         "type": "string",
-                        "maxLength": 256
+                        "maxLength": 256,
+                        "pattern": "^[^\\r\\n]*$"
+                      },
+                      {
+                        "const": ""
                       },
                       {
                         "type": "null"
@@ -448,7 +501,11 @@ enum OpenAPIDocument {
                     "anyOf": [
                       {
                         "type": "string",
-                        "maxLength": 50
+                        "maxLength": 50,
+                        "pattern": "^[^\\r\\n]*$"
+                      },
+                      {
+                        "const": ""
                       },
                       {
                         "type": "null"
@@ -570,13 +627,18 @@ enum OpenAPIDocument {
                           },
                           "name": {
                             "type": "string",
-                            "maxLength": 5000
+                            "maxLength": 256,
+                            "pattern": "^[^\\r\\n]*$"
                           },
                           "phone": {
                             "anyOf": [
                               {
                                 "type": "string",
-                                "maxLength": 5000
+                                "maxLength": 50,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
                               },
                               {
                                 "type": "null"
@@ -926,20 +988,52 @@ enum OpenAPIDocument {
                     ]
                   },
                   "description": {
-                    "type": "string",
-                    "maxLength": 5000
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 5000,
+                        "pattern": "^[^\\r\\n]*$"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
                   },
                   "email": {
-                    "type": "string",
-                    "maxLength": 512
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 512,
+                        "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
                   },
                   "name": {
-                    "type": "string",
-                    "maxLength": 256
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 256,
+                        "pattern": "^[^\\r\\n]*$"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
                   },
                   "phone": {
-                    "type": "string",
-                    "maxLength": 50
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 50,
+                        "pattern": "^[^\\r\\n]*$"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
                   },
                   "metadata": {
                     "anyOf": [
@@ -1008,11 +1102,20 @@ enum OpenAPIDocument {
                           },
                           "name": {
                             "type": "string",
-                            "maxLength": 5000
+                            "maxLength": 256,
+                            "pattern": "^[^\\r\\n]*$"
                           },
                           "phone": {
-                            "type": "string",
-                            "maxLength": 5000
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 50,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
                           }
                         },
                         "required": [
@@ -1181,7 +1284,11 @@ enum OpenAPIDocument {
                     "anyOf": [
                       {
                         "type": "string",
-                        "maxLength": 5000
+                        "maxLength": 5000,
+                        "pattern": "^[^\\r\\n]*$"
+                      },
+                      {
+                        "const": ""
                       },
                       {
                         "type": "null"
@@ -1192,7 +1299,11 @@ enum OpenAPIDocument {
                     "anyOf": [
                       {
                         "type": "string",
-                        "maxLength": 512
+                        "maxLength": 512,
+                        "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                      },
+                      {
+                        "const": ""
                       },
                       {
                         "type": "null"
@@ -1203,7 +1314,11 @@ enum OpenAPIDocument {
                     "anyOf": [
                       {
                         "type": "string",
-                        "maxLength": 256
+                        "maxLength": 256,
+                        "pattern": "^[^\\r\\n]*$"
+                      },
+                      {
+                        "const": ""
                       },
                       {
                         "type": "null"
@@ -1214,7 +1329,11 @@ enum OpenAPIDocument {
                     "anyOf": [
                       {
                         "type": "string",
-                        "maxLength": 50
+                        "maxLength": 50,
+                        "pattern": "^[^\\r\\n]*$"
+                      },
+                      {
+                        "const": ""
                       },
                       {
                         "type": "null"
@@ -1336,13 +1455,18 @@ enum OpenAPIDocument {
                           },
                           "name": {
                             "type": "string",
-                            "maxLength": 5000
+                            "maxLength": 256,
+                            "pattern": "^[^\\r\\n]*$"
                           },
                           "phone": {
                             "anyOf": [
                               {
                                 "type": "string",
-                                "maxLength": 5000
+                                "maxLength": 50,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
                               },
                               {
                                 "type": "null"
@@ -1680,16 +1804,40 @@ enum OpenAPIDocument {
                             ]
                           },
                           "email": {
-                            "type": "string",
-                            "maxLength": 5000
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 800,
+                                "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
                           },
                           "name": {
-                            "type": "string",
-                            "maxLength": 5000
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 256,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
                           },
                           "phone": {
-                            "type": "string",
-                            "maxLength": 5000
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 50,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
                           }
                         },
                         "additionalProperties": false
@@ -2075,7 +2223,11 @@ enum OpenAPIDocument {
                             "anyOf": [
                               {
                                 "type": "string",
-                                "maxLength": 5000
+                                "maxLength": 800,
+                                "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                              },
+                              {
+                                "const": ""
                               },
                               {
                                 "type": "null"
@@ -2086,7 +2238,11 @@ enum OpenAPIDocument {
                             "anyOf": [
                               {
                                 "type": "string",
-                                "maxLength": 5000
+                                "maxLength": 256,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
                               },
                               {
                                 "type": "null"
@@ -2097,7 +2253,11 @@ enum OpenAPIDocument {
                             "anyOf": [
                               {
                                 "type": "string",
-                                "maxLength": 5000
+                                "maxLength": 50,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
                               },
                               {
                                 "type": "null"
@@ -2475,16 +2635,40 @@ enum OpenAPIDocument {
                             ]
                           },
                           "email": {
-                            "type": "string",
-                            "maxLength": 5000
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 800,
+                                "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
                           },
                           "name": {
-                            "type": "string",
-                            "maxLength": 5000
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 256,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
                           },
                           "phone": {
-                            "type": "string",
-                            "maxLength": 5000
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 50,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
                           }
                         },
                         "additionalProperties": false
@@ -2763,7 +2947,11 @@ enum OpenAPIDocument {
                             "anyOf": [
                               {
                                 "type": "string",
-                                "maxLength": 5000
+                                "maxLength": 800,
+                                "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                              },
+                              {
+                                "const": ""
                               },
                               {
                                 "type": "null"
@@ -2774,7 +2962,11 @@ enum OpenAPIDocument {
                             "anyOf": [
                               {
                                 "type": "string",
-                                "maxLength": 5000
+                                "maxLength": 256,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
                               },
                               {
                                 "type": "null"
@@ -2785,7 +2977,11 @@ enum OpenAPIDocument {
                             "anyOf": [
                               {
                                 "type": "string",
-                                "maxLength": 5000
+                                "maxLength": 50,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
                               },
                               {
                                 "type": "null"
@@ -4054,16 +4250,40 @@ enum OpenAPIDocument {
                                     ]
                                   },
                                   "email": {
-                                    "type": "string",
-                                    "maxLength": 5000
+                                    "anyOf": [
+                                      {
+                                        "type": "string",
+                                        "maxLength": 800,
+                                        "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
                                   },
                                   "name": {
-                                    "type": "string",
-                                    "maxLength": 5000
+                                    "anyOf": [
+                                      {
+                                        "type": "string",
+                                        "maxLength": 256,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
                                   },
                                   "phone": {
-                                    "type": "string",
-                                    "maxLength": 5000
+                                    "anyOf": [
+                                      {
+                                        "type": "string",
+                                        "maxLength": 50,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
                                   }
                                 },
                                 "additionalProperties": false
@@ -4216,7 +4436,9 @@ enum OpenAPIDocument {
                     ]
                   },
                   "return_url": {
-                    "type": "string"
+                    "type": "string",
+                    "maxLength": 2048,
+                    "description": "http(s), or an app's own scheme (myapp://...); javascript:, data:, vbscript:, file:, blob:, about: and filesystem: are refused (url_invalid)"
                   },
                   "description": {
                     "type": "string",
@@ -4714,7 +4936,11 @@ enum OpenAPIDocument {
                                     "anyOf": [
                                       {
                                         "type": "string",
-                                        "maxLength": 5000
+                                        "maxLength": 800,
+                                        "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                                      },
+                                      {
+                                        "const": ""
                                       },
                                       {
                                         "type": "null"
@@ -4725,7 +4951,11 @@ enum OpenAPIDocument {
                                     "anyOf": [
                                       {
                                         "type": "string",
-                                        "maxLength": 5000
+                                        "maxLength": 256,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
                                       },
                                       {
                                         "type": "null"
@@ -4736,7 +4966,11 @@ enum OpenAPIDocument {
                                     "anyOf": [
                                       {
                                         "type": "string",
-                                        "maxLength": 5000
+                                        "maxLength": 50,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
                                       },
                                       {
                                         "type": "null"
@@ -4936,7 +5170,9 @@ enum OpenAPIDocument {
                   "return_url": {
                     "anyOf": [
                       {
-                        "type": "string"
+                        "type": "string",
+                        "maxLength": 2048,
+                        "description": "http(s), or an app's own scheme (myapp://...); javascript:, data:, vbscript:, file:, blob:, about: and filesystem: are refused (url_invalid)"
                       },
                       {
                         "type": "null"
@@ -5562,16 +5798,40 @@ enum OpenAPIDocument {
                                     ]
                                   },
                                   "email": {
-                                    "type": "string",
-                                    "maxLength": 5000
+                                    "anyOf": [
+                                      {
+                                        "type": "string",
+                                        "maxLength": 800,
+                                        "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
                                   },
                                   "name": {
-                                    "type": "string",
-                                    "maxLength": 5000
+                                    "anyOf": [
+                                      {
+                                        "type": "string",
+                                        "maxLength": 256,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
                                   },
                                   "phone": {
-                                    "type": "string",
-                                    "maxLength": 5000
+                                    "anyOf": [
+                                      {
+                                        "type": "string",
+                                        "maxLength": 50,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
                                   }
                                 },
                                 "additionalProperties": false
@@ -6065,7 +6325,11 @@ enum OpenAPIDocument {
                                     "anyOf": [
                                       {
                                         "type": "string",
-                                        "maxLength": 5000
+                                        "maxLength": 800,
+                                        "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                                      },
+                                      {
+                                        "const": ""
                                       },
                                       {
                                         "type": "null"
@@ -6076,7 +6340,11 @@ enum OpenAPIDocument {
                                     "anyOf": [
                                       {
                                         "type": "string",
-                                        "maxLength": 5000
+                                        "maxLength": 256,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
                                       },
                                       {
                                         "type": "null"
@@ -6087,7 +6355,11 @@ enum OpenAPIDocument {
                                     "anyOf": [
                                       {
                                         "type": "string",
-                                        "maxLength": 5000
+                                        "maxLength": 50,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
                                       },
                                       {
                                         "type": "null"
@@ -6521,16 +6793,40 @@ enum OpenAPIDocument {
                                     ]
                                   },
                                   "email": {
-                                    "type": "string",
-                                    "maxLength": 5000
+                                    "anyOf": [
+                                      {
+                                        "type": "string",
+                                        "maxLength": 800,
+                                        "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
                                   },
                                   "name": {
-                                    "type": "string",
-                                    "maxLength": 5000
+                                    "anyOf": [
+                                      {
+                                        "type": "string",
+                                        "maxLength": 256,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
                                   },
                                   "phone": {
-                                    "type": "string",
-                                    "maxLength": 5000
+                                    "anyOf": [
+                                      {
+                                        "type": "string",
+                                        "maxLength": 50,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
                                   }
                                 },
                                 "additionalProperties": false
@@ -6621,7 +6917,9 @@ enum OpenAPIDocument {
                     ]
                   },
                   "return_url": {
-                    "type": "string"
+                    "type": "string",
+                    "maxLength": 2048,
+                    "description": "http(s), or an app's own scheme (myapp://...); javascript:, data:, vbscript:, file:, blob:, about: and filesystem: are refused (url_invalid)"
                   },
                   "mandate_data": {
                     "anyOf": [
@@ -7078,7 +7376,11 @@ enum OpenAPIDocument {
                                     "anyOf": [
                                       {
                                         "type": "string",
-                                        "maxLength": 5000
+                                        "maxLength": 800,
+                                        "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                                      },
+                                      {
+                                        "const": ""
                                       },
                                       {
                                         "type": "null"
@@ -7089,7 +7391,11 @@ enum OpenAPIDocument {
                                     "anyOf": [
                                       {
                                         "type": "string",
-                                        "maxLength": 5000
+                                        "maxLength": 256,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
                                       },
                                       {
                                         "type": "null"
@@ -7100,7 +7406,11 @@ enum OpenAPIDocument {
                                     "anyOf": [
                                       {
                                         "type": "string",
-                                        "maxLength": 5000
+                                        "maxLength": 50,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
                                       },
                                       {
                                         "type": "null"
@@ -7219,7 +7529,9 @@ enum OpenAPIDocument {
                   "return_url": {
                     "anyOf": [
                       {
-                        "type": "string"
+                        "type": "string",
+                        "maxLength": 2048,
+                        "description": "http(s), or an app's own scheme (myapp://...); javascript:, data:, vbscript:, file:, blob:, about: and filesystem: are refused (url_invalid)"
                       },
                       {
                         "type": "null"
@@ -9042,16 +9354,40 @@ enum OpenAPIDocument {
                             ]
                           },
                           "email": {
-                            "type": "string",
-                            "maxLength": 5000
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 800,
+                                "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
                           },
                           "name": {
-                            "type": "string",
-                            "maxLength": 5000
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 256,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
                           },
                           "phone": {
-                            "type": "string",
-                            "maxLength": 5000
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 50,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
                           }
                         },
                         "additionalProperties": false
@@ -9471,7 +9807,11 @@ enum OpenAPIDocument {
                             "anyOf": [
                               {
                                 "type": "string",
-                                "maxLength": 5000
+                                "maxLength": 800,
+                                "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                              },
+                              {
+                                "const": ""
                               },
                               {
                                 "type": "null"
@@ -9482,7 +9822,11 @@ enum OpenAPIDocument {
                             "anyOf": [
                               {
                                 "type": "string",
-                                "maxLength": 5000
+                                "maxLength": 256,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
                               },
                               {
                                 "type": "null"
@@ -9493,7 +9837,11 @@ enum OpenAPIDocument {
                             "anyOf": [
                               {
                                 "type": "string",
-                                "maxLength": 5000
+                                "maxLength": 50,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
                               },
                               {
                                 "type": "null"
@@ -10082,16 +10430,40 @@ enum OpenAPIDocument {
                             ]
                           },
                           "email": {
-                            "type": "string",
-                            "maxLength": 5000
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 800,
+                                "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
                           },
                           "name": {
-                            "type": "string",
-                            "maxLength": 5000
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 256,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
                           },
                           "phone": {
-                            "type": "string",
-                            "maxLength": 5000
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 50,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
                           }
                         },
                         "additionalProperties": false
@@ -10511,7 +10883,11 @@ enum OpenAPIDocument {
                             "anyOf": [
                               {
                                 "type": "string",
-                                "maxLength": 5000
+                                "maxLength": 800,
+                                "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                              },
+                              {
+                                "const": ""
                               },
                               {
                                 "type": "null"
@@ -10522,7 +10898,11 @@ enum OpenAPIDocument {
                             "anyOf": [
                               {
                                 "type": "string",
-                                "maxLength": 5000
+                                "maxLength": 256,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
                               },
                               {
                                 "type": "null"
@@ -10533,7 +10913,11 @@ enum OpenAPIDocument {
                             "anyOf": [
                               {
                                 "type": "string",
-                                "maxLength": 5000
+                                "maxLength": 50,
+                                "pattern": "^[^\\r\\n]*$"
+                              },
+                              {
+                                "const": ""
                               },
                               {
                                 "type": "null"

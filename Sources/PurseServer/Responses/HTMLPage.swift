@@ -1,0 +1,71 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PurseCore
+
+/// A page Purse serves to a person's browser (the 3D Secure page), with the protections every
+/// such page gets: a Content-Security-Policy that allows no script and no framing, its one style
+/// sheet by hash, `X-Frame-Options: DENY`, `nosniff`, no referrer (the URL carries a token) and
+/// no caching.
+struct HTMLPage {
+    let title: String
+    /// The page's content, already escaped where it holds data (``escaped(_:)``).
+    let body: String
+
+    /// The style sheet of every page, allowed by its hash so that no inline style or script is.
+    static let styleSheet = """
+        body{font-family:system-ui,-apple-system,sans-serif;line-height:1.5;color:#1a1a1a;background:#fff;\
+        max-width:28rem;margin:0 auto;padding:2rem 1.25rem}\
+        h1{font-size:1.5rem;margin:0 0 1rem}\
+        form{margin:0 0 .75rem}\
+        button{font:inherit;font-size:1rem;width:100%;min-height:2.75rem;padding:.5rem 1rem;border-radius:.5rem;\
+        border:1px solid #3c4257;background:#f6f8fa;color:#1a1a1a;cursor:pointer}\
+        button.primary{background:#0a5ad4;border-color:#0a5ad4;color:#fff}\
+        button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
+        """
+
+    static let styleHash = "sha256-" + Data(SHA256.hash(data: Data(styleSheet.utf8))).base64EncodedString()
+
+    /// The response. `formTarget` is where the page's forms may end up after their POST (a
+    /// `return_url` the server redirects to): browsers apply `form-action` to that redirect too,
+    /// so it must be allowed or the customer is stranded on the page.
+    func response(status: HTTPResponse.Status = .ok, formTarget: String? = nil) -> Response {
+        let page = """
+            <!doctype html><html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1"><title>\(Self.escaped(title))</title>
+            <style>\(Self.styleSheet)</style></head>
+            <body><main>\(body)</main></body></html>
+            """
+        let formAction = ["'self'", formTarget.flatMap(ReturnURL.formActionSource)].compactMap { $0 }.joined(separator: " ")
+        let bytes = Array(page.utf8)
+        return Response(
+            status: status,
+            headers: [
+                .contentType: "text/html; charset=utf-8",
+                .contentLength: String(bytes.count),
+                .cacheControl: "no-store",
+                .contentSecurityPolicy:
+                    "default-src 'none'; style-src '\(Self.styleHash)'; form-action \(formAction); frame-ancestors 'none'; base-uri 'none'",
+                .xFrameOptions: "DENY",
+                .xContentTypeOptions: "nosniff",
+                .referrerPolicy: "no-referrer",
+            ],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+        )
+    }
+
+    /// Text safe to place in HTML content and attribute values.
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "'", with: "&#39;")
+    }
+}
+
+extension HTTPField.Name {
+    static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
+    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+}

@@ -232,12 +232,14 @@ struct PaymentMethodTests {
             let customer = try #require(try await api.post("/v1/customers").json["id"]?.stringValue)
             func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }
             let awkward = "Zoë \"Q\" O'Brien \\ 東京\n\t/"
+            // Names are one line (no CR or LF); metadata values may hold any text.
+            let awkwardName = awkward.replacingOccurrences(of: "\n", with: " ")
             let forms = [
-                cardForm("4242424242424242") + "&billing_details[name]=\(encoded(awkward))&billing_details[address][city]=\(encoded("Kraków"))"
+                cardForm("4242424242424242") + "&billing_details[name]=\(encoded(awkwardName))&billing_details[address][city]=\(encoded("Kraków"))"
                     + "&metadata[\(encoded("note \"1\""))]=\(encoded(awkward))",
                 "type=sepa_debit&sepa_debit[iban]=DE89370400440532013000&billing_details[name]=Ana&billing_details[email]=\(encoded("a+b@example.com"))",
                 "type=us_bank_account&us_bank_account[routing_number]=110000000&us_bank_account[account_number]=000123456789"
-                    + "&us_bank_account[account_holder_type]=company&billing_details[name]=\(encoded(awkward))",
+                    + "&us_bank_account[account_holder_type]=company&billing_details[name]=\(encoded(awkwardName))",
             ]
             var ids: [String] = []
             for form in forms {

@@ -16,6 +16,8 @@ TOKEN_NUMBERS = {
     "tok_visa": "4242424242424242",
     "pm_card_mastercard": "5555555555554444",
     "pm_card_amex": "378282246310005",
+    "tok_mastercard": "5555555555554444",
+    "tok_amex": "378282246310005",
     "pm_card_chargeDeclined": "4000000000000002",
     "pm_usBankAccount_success": "000123456789",
     "pm_sepaDebit_success": "DE89370400440532013000",

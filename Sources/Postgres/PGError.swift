@@ -1,8 +1,11 @@
-/// An error from the Postgres layer.
+/// An error from the Postgres layer, shaped like postgres-nio's `PSQLError`.
 ///
-/// It carries what PostgreSQL said (SQLSTATE, message, detail, constraint) and never the values
-/// bound to the query, so it is safe to log: bind values may hold secrets or personal data.
-public struct PGError: Error, Sendable, CustomStringConvertible {
+/// It never holds the values bound to the query. Its `description`, which logs and
+/// `String(describing:)` use, says what failed without anything a server message may quote from
+/// a row (`invalid input syntax for type uuid: "..."`, a unique violation's detail naming the
+/// duplicate value): the kind, the SQLSTATE with its name and the constraint. The server's
+/// message and detail are there on request, in ``message``, ``detail`` and `debugDescription`.
+public struct PGError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// The connection settings cannot be used (a malformed URL, say).
         case invalidConfiguration
@@ -52,6 +55,19 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
+        var text = "PGError.\(kind)"
+        if let sqlState {
+            text += ": SQLSTATE \(sqlState.code)" + (sqlState.name.map { " (\($0))" } ?? "")
+        } else if kind != .server {
+            // Our own words (a pool timeout, a lost connection): no row values in them.
+            text += ": \(message)"
+        }
+        if let constraint { text += " [constraint \(constraint)]" }
+        return text
+    }
+
+    /// Everything, the server's message and detail included: for a developer's eyes, not a log.
+    public var debugDescription: String {
         var text = "PGError.\(kind): \(message)"
         if let sqlState { text += " (SQLSTATE \(sqlState.code))" }
         if let constraint { text += " [constraint \(constraint)]" }
@@ -78,6 +94,28 @@ public struct SQLState: Sendable, Hashable, CustomStringConvertible {
     public static let cannotConnectNow = SQLState("57P03")
     public static let undefinedTable = SQLState("42P01")
     public static let invalidTextRepresentation = SQLState("22P02")
+
+    /// The condition name PostgreSQL gives the code (Appendix A), for the codes Purse meets.
+    public var name: String? {
+        switch code {
+        case "23505": "unique_violation"
+        case "23503": "foreign_key_violation"
+        case "23514": "check_violation"
+        case "23502": "not_null_violation"
+        case "40001": "serialization_failure"
+        case "40P01": "deadlock_detected"
+        case "25P02": "in_failed_sql_transaction"
+        case "57014": "query_canceled"
+        case "57P01": "admin_shutdown"
+        case "57P03": "cannot_connect_now"
+        case "42P01": "undefined_table"
+        case "22P02": "invalid_text_representation"
+        case "22021": "character_not_in_repertoire"
+        case "08006": "connection_failure"
+        case "53300": "too_many_connections"
+        default: nil
+        }
+    }
 
     /// Class 08: connection exceptions.
     public var isConnectionClass: Bool { code.hasPrefix("08") }

@@ -80,41 +80,165 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
             sql += text
         }
 
-        /// Shifts every `$n` outside quotes by `offset`. Works on UTF-8 bytes: quotes, `$` and
-        /// digits are ASCII, and a byte of a multi-byte character is never one of them.
-        private static func renumber(_ sql: String, by offset: Int) -> String {
-            let dollar = UInt8(ascii: "$"), single = UInt8(ascii: "'"), double = UInt8(ascii: "\"")
-            let zero = UInt8(ascii: "0"), nine = UInt8(ascii: "9")
+        /// Shifts every `$n` placeholder by `offset`, and nothing that only looks like one: text
+        /// inside quotes (`'...'`, `E'...'` with backslash escapes, `"..."`), dollar quotes
+        /// (`$$...$$`, `$tag$...$tag$`) and comments (`-- ...`, nested `/* ... */`) is copied as
+        /// it is. Works on UTF-8 bytes: every delimiter is ASCII, and a byte of a multi-byte
+        /// character is never one of them.
+        static func renumber(_ sql: String, by offset: Int) -> String {
             var sql = sql
             return sql.withUTF8 { text in
-                var result: [UInt8] = []
-                result.reserveCapacity(text.count + 16)
-                var quote: UInt8?
-                var index = 0
-                while index < text.count {
-                    let byte = text[index]
-                    index += 1
-                    if let open = quote {
-                        if byte == open { quote = nil }
-                        result.append(byte)
-                    } else if byte == single || byte == double {
-                        quote = byte
-                        result.append(byte)
-                    } else if byte == dollar, index < text.count, (zero...nine).contains(text[index]) {
-                        var number = 0
-                        while index < text.count, (zero...nine).contains(text[index]) {
-                            number = number * 10 + Int(text[index] - zero)
-                            index += 1
-                        }
-                        result.append(dollar)
-                        result.append(contentsOf: String(number + offset).utf8)
-                    } else {
-                        result.append(byte)
-                    }
-                }
-                return String(decoding: result, as: UTF8.self)
+                var scanner = PlaceholderScanner(text: text, offset: offset)
+                scanner.run()
+                return String(decoding: scanner.result, as: UTF8.self)
             }
         }
+    }
+}
+
+/// Walks SQL text for ``PostgresQuery/StringInterpolation/renumber(_:by:)``.
+private struct PlaceholderScanner {
+    let text: UnsafeBufferPointer<UInt8>
+    let offset: Int
+    var index = 0
+    var result: [UInt8] = []
+
+    init(text: UnsafeBufferPointer<UInt8>, offset: Int) {
+        self.text = text
+        self.offset = offset
+        result.reserveCapacity(text.count + 16)
+    }
+
+    private static let dollar = UInt8(ascii: "$"), single = UInt8(ascii: "'"), double = UInt8(ascii: "\"")
+    private static let dash = UInt8(ascii: "-"), slash = UInt8(ascii: "/"), star = UInt8(ascii: "*")
+    private static let backslash = UInt8(ascii: "\\"), newline = UInt8(ascii: "\n")
+
+    mutating func run() {
+        while index < text.count {
+            let byte = text[index]
+            switch byte {
+            case Self.single:
+                copyQuoted(until: Self.single, backslashEscapes: opensEscapeString())
+            case Self.double:
+                copyQuoted(until: Self.double, backslashEscapes: false)
+            case Self.dash where peek(1) == Self.dash:
+                copy(while: { $0 != Self.newline })
+            case Self.slash where peek(1) == Self.star:
+                copyBlockComment()
+            case Self.dollar where index > 0 && Self.isIdentifierByte(text[index - 1]):
+                copyByte()  // part of an identifier such as `a$1`
+            case Self.dollar:
+                if let number = placeholderNumber() {
+                    result.append(Self.dollar)
+                    result.append(contentsOf: String(number + offset).utf8)
+                } else if let tag = dollarQuoteTag() {
+                    copyDollarQuoted(tag)
+                } else {
+                    copyByte()
+                }
+            default:
+                copyByte()
+            }
+        }
+    }
+
+    private func peek(_ ahead: Int) -> UInt8? {
+        index + ahead < text.count ? text[index + ahead] : nil
+    }
+
+    private mutating func copyByte() {
+        result.append(text[index])
+        index += 1
+    }
+
+    private mutating func copy(while condition: (UInt8) -> Bool) {
+        while index < text.count, condition(text[index]) { copyByte() }
+    }
+
+    /// `E'...'`: the quote follows an `E` that is not the end of a longer word.
+    private func opensEscapeString() -> Bool {
+        guard index >= 1, text[index - 1] | 0x20 == UInt8(ascii: "e") else { return false }
+        return index < 2 || !Self.isIdentifierByte(text[index - 2])
+    }
+
+    /// A quoted string or identifier; a doubled closing quote is part of it.
+    private mutating func copyQuoted(until quote: UInt8, backslashEscapes: Bool) {
+        copyByte()
+        while index < text.count {
+            let byte = text[index]
+            if backslashEscapes, byte == Self.backslash {
+                copyByte()
+                if index < text.count { copyByte() }
+            } else if byte == quote {
+                copyByte()
+                if peek(0) == quote { copyByte() } else { return }
+            } else {
+                copyByte()
+            }
+        }
+    }
+
+    /// `/* ... */`, which PostgreSQL lets nest.
+    private mutating func copyBlockComment() {
+        var depth = 0
+        while index < text.count {
+            if text[index] == Self.slash, peek(1) == Self.star {
+                depth += 1
+                copyByte()
+                copyByte()
+            } else if text[index] == Self.star, peek(1) == Self.slash {
+                depth -= 1
+                copyByte()
+                copyByte()
+                if depth == 0 { return }
+            } else {
+                copyByte()
+            }
+        }
+    }
+
+    /// The number of a `$n` at `index`, consuming it; nil when none starts there.
+    private mutating func placeholderNumber() -> Int? {
+        guard let first = peek(1), Self.isDigit(first) else { return nil }
+        var number = 0
+        index += 1
+        while index < text.count, Self.isDigit(text[index]) {
+            number = number * 10 + Int(text[index] - UInt8(ascii: "0"))
+            index += 1
+        }
+        return number
+    }
+
+    /// The tag of a dollar quote opening at `index` (`$$` or `$tag$`, the tag an identifier that
+    /// does not start with a digit), including both dollars.
+    private func dollarQuoteTag() -> [UInt8]? {
+        var end = index + 1
+        while end < text.count, text[end] != Self.dollar {
+            guard Self.isIdentifierByte(text[end]), !(end == index + 1 && Self.isDigit(text[end])) else { return nil }
+            end += 1
+        }
+        guard end < text.count else { return nil }
+        return Array(text[index...end])
+    }
+
+    private mutating func copyDollarQuoted(_ tag: [UInt8]) {
+        result.append(contentsOf: tag)
+        index += tag.count
+        while index < text.count {
+            if text[index] == Self.dollar, index + tag.count <= text.count, text[index..<(index + tag.count)].elementsEqual(tag) {
+                result.append(contentsOf: tag)
+                index += tag.count
+                return
+            }
+            copyByte()
+        }
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+
+    /// Letters, digits, `_`, and any byte of a multi-byte character (PostgreSQL's identifiers).
+    private static func isIdentifierByte(_ byte: UInt8) -> Bool {
+        isDigit(byte) || byte == UInt8(ascii: "_") || byte >= 0x80 || ((byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z"))
     }
 }
 

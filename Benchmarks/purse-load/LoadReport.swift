@@ -38,7 +38,10 @@ struct LoadReport: Encodable {
     enum CodingKeys: String, CodingKey {
         case workload, connections, seconds, operations
         case operationsPerSecond = "operations_per_second"
-        case p50Ms = "p50_ms", p90Ms = "p90_ms", p99Ms = "p99_ms", maxMs = "max_ms"
+        case p50Ms = "p50_ms"
+        case p90Ms = "p90_ms"
+        case p99Ms = "p99_ms"
+        case maxMs = "max_ms"
         case errors
         case errorSamples = "error_samples"
         case captures

@@ -34,27 +34,41 @@ struct MerchantBackend: Sendable {
     func ephemeralKey() async throws -> CustomerEphemeralKey {
         struct Answer: Decodable {
             let customer: String
-            let ephemeral_key: String
+            let ephemeralKey: String
+
+            enum CodingKeys: String, CodingKey {
+                case customer
+                case ephemeralKey = "ephemeral_key"
+            }
         }
         let answer: Answer = try await call("POST", "/customer-sheet/ephemeral-key?api_version=2020-08-27")
-        return CustomerEphemeralKey(customerId: answer.customer, ephemeralKeySecret: answer.ephemeral_key)
+        return CustomerEphemeralKey(customerId: answer.customer, ephemeralKeySecret: answer.ephemeralKey)
     }
 
     /// The customer-session provider.
     func customerSession() async throws -> CustomerSessionClientSecret {
         struct Answer: Decodable {
             let customer: String
-            let customer_session_client_secret: String
+            let clientSecret: String
+
+            enum CodingKeys: String, CodingKey {
+                case customer
+                case clientSecret = "customer_session_client_secret"
+            }
         }
         let answer: Answer = try await call("POST", "/customer-sheet/customer-session")
-        return CustomerSessionClientSecret(customerId: answer.customer, clientSecret: answer.customer_session_client_secret)
+        return CustomerSessionClientSecret(customerId: answer.customer, clientSecret: answer.clientSecret)
     }
 
     /// The setup-intent provider.
     func setupIntentClientSecret() async throws -> String {
-        struct Answer: Decodable { let client_secret: String }
+        struct Answer: Decodable {
+            let clientSecret: String
+
+            enum CodingKeys: String, CodingKey { case clientSecret = "client_secret" }
+        }
         let answer: Answer = try await call("POST", "/customer-sheet/setup-intent")
-        return answer.client_secret
+        return answer.clientSecret
     }
 
     private func call<Answer: Decodable>(_ method: String, _ path: String) async throws -> Answer {

@@ -50,11 +50,11 @@ public enum ChildProcess {
         }
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { variables in
             variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         }
-        defer { envp?.forEach { free($0) } }
+        defer { for variable in envp ?? [] { free(variable) } }
         var pid: pid_t = 0
         // The C strings live until after the call; without our own environment the child gets `environ`.
         let spawned =

@@ -253,7 +253,9 @@ public final class PostgresClient: Sendable, Service {
     }
 
     private enum LeaseDecision {
-        case closed, use(PostgresConnection), connect, wait
+        case closed
+        case use(PostgresConnection)
+        case connect, wait
     }
 
     /// Checks an idle connection before use; one the server has closed (a restart, say), or one
@@ -369,7 +371,7 @@ public final class PostgresClient: Sendable, Service {
             connection.close()
         case .closeAndDrain(let drained):
             connection.close()
-            drained.forEach { $0.resume() }
+            for continuation in drained { continuation.resume() }
         }
     }
 
@@ -381,7 +383,7 @@ public final class PostgresClient: Sendable, Service {
             if state.isClosed, state.openCount == 0 {
                 let drained = state.drained
                 state.drained.removeAll()
-                drained.forEach { $0.resume() }
+                for continuation in drained { continuation.resume() }
             }
             return nil
         }

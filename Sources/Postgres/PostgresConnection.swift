@@ -50,8 +50,8 @@ public final class PostgresConnection: @unchecked Sendable {
         let keywords = configuration.parameters.map { strdup($0.keyword) } + [nil]
         let values = configuration.parameters.map { strdup($0.value) } + [nil]
         defer {
-            keywords.forEach { free($0) }
-            values.forEach { free($0) }
+            for keyword in keywords { free(keyword) }
+            for value in values { free(value) }
         }
         // The arrays outlive the call; libpq copies what it keeps.
         let connection = keywords.map { UnsafePointer($0) }.withUnsafeBufferPointer { keywordPointers in
@@ -530,7 +530,7 @@ public final class PostgresConnection: @unchecked Sendable {
         // COMMIT's success must not be reported as a failure. An error that came in place of a
         // step's answer is among the first results, so it is the answer.
         guard results.count >= steps.count else {
-            results.forEach { PQclear($0) }
+            for result in results { PQclear(result) }
             return nil
         }
         // After a failure the server skips the rest (PGRES_PIPELINE_ABORTED): the failure is the answer.

@@ -38,7 +38,7 @@ final class PostgresReactor: Sendable {
         event.events = EPOLLIN.rawValue
         event.data.fd = stopEvent
         guard stopEvent >= 0, epoll_ctl(epoll, EPOLL_CTL_ADD, stopEvent, &event) == 0 else {
-            [epoll, stopEvent].filter { $0 >= 0 }.forEach { _ = close($0) }
+            for descriptor in [epoll, stopEvent] where descriptor >= 0 { close(descriptor) }
             return nil
         }
         self.epoll = epoll
@@ -141,7 +141,7 @@ final class PostgresReactor: Sendable {
         for waiter in waiters {
             waiter.continuation.resume(throwing: PGError(.poolClosed, message: "The connection pool is closed"))
         }
-        [epoll, stopEvent].forEach { _ = close($0) }
+        for descriptor in [epoll, stopEvent] { close(descriptor) }
     }
 }
 #endif

@@ -175,11 +175,11 @@ struct ServeCommand: AsyncParsableCommand {
         )
         let application = api.application(
             onServerRunning: { port in
-                let where_ =
+                let store =
                     workspace.localCluster.map { "its own PostgreSQL in \($0.directory.path)" }
                     ?? "the configured database"
                 logger.notice(
-                    "Purse is serving on \(settings.resolvedPublicURL(boundPort: port)) with \(where_); data folder \(workspace.dataDirectory.path)"
+                    "Purse is serving on \(settings.resolvedPublicURL(boundPort: port)) with \(store); data folder \(workspace.dataDirectory.path)"
                 )
                 // A line scripts and tests can wait for.
                 FileHandle.standardOutput.write(Data("purse serve: listening on port \(port)\n".utf8))

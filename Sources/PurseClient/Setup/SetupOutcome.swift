@@ -22,10 +22,4 @@ public struct PendingAuthentication: Sendable, Hashable {
     /// The intent's client secret, which lets the publishable key read it back.
     let clientSecret: String
 
-    init(url: URL, returnURL: URL?, setupIntentID: String, clientSecret: String) {
-        self.url = url
-        self.returnURL = returnURL
-        self.setupIntentID = setupIntentID
-        self.clientSecret = clientSecret
-    }
 }

@@ -7,7 +7,10 @@ import PurseModels
 /// clears both.
 enum DefaultPaymentMethod {
     /// What `selected_option` may hold besides a payment method.
-    enum Wallet: String { case applePay = "apple_pay", link }
+    enum Wallet: String {
+        case applePay = "apple_pay"
+        case link
+    }
 
     /// Makes `method` (attached to `customer`, whose row is locked) the default and the selection.
     static func set(

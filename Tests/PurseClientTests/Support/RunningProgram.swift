@@ -43,9 +43,9 @@ final class RunningProgram: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([Self.path(of: name)] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
+        defer { for variable in envp { free(variable) } }
         var pid: pid_t = 0
         // The C strings live until after the call (the defers above run after it).
         let spawned = posix_spawn(&pid, Self.path(of: name), &actions, nil, argv, envp)

@@ -60,6 +60,13 @@ let package = Package(
             ],
             swiftSettings: serverSettings
         ),
+        // A PostgreSQL cluster of Purse's own in a folder (initdb, pg_ctl): the local default of
+        // `purse` and the tests' throwaway clusters. Not part of the driver.
+        .target(
+            name: "LocalPostgres",
+            dependencies: ["Postgres"],
+            swiftSettings: serverSettings
+        ),
         // The numbered migrations in sql/, compiled into the binary.
         .target(
             name: "PurseSQL",
@@ -111,6 +118,7 @@ let package = Package(
                 "PurseServer",
                 "PurseCore",
                 "Postgres",
+                "LocalPostgres",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -173,6 +181,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "Postgres",
+                "LocalPostgres",
                 "PurseCore",
                 "PurseModels",
                 "PurseServer",
@@ -185,7 +194,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresTests",
-            dependencies: ["Postgres", "TestSupport"],
+            dependencies: ["Postgres", "LocalPostgres", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -214,7 +223,7 @@ let package = Package(
         .testTarget(
             name: "PurseClientTests",
             dependencies: [
-                "PurseClient", "Postgres", "PurseServer", "TestSupport", "purse-example-backend", "purse-sheet",
+                "PurseClient", "Postgres", "LocalPostgres", "PurseServer", "TestSupport", "purse-example-backend", "purse-sheet",
             ],
             swiftSettings: strictSettings
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import LocalPostgres
 import Postgres
 import PurseCore
 

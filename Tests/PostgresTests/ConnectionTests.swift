@@ -1,4 +1,5 @@
 import Foundation
+import LocalPostgres
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import LocalPostgres
 import Postgres
 import TestSupport
 import Testing

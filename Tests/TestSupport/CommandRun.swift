@@ -1,4 +1,5 @@
 import Foundation
+import LocalPostgres
 import Postgres
 
 /// A finished run of a command: its exit status and what it printed.

@@ -1,5 +1,6 @@
 public import Foundation
-public import Postgres
+public import LocalPostgres
+import Postgres
 
 /// A `purse serve` process started from the built binary, as a user starts it.
 public final class ServeProcess: Sendable {

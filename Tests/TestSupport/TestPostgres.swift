@@ -1,4 +1,5 @@
 import Foundation
+public import LocalPostgres
 public import Postgres
 import Synchronization
 

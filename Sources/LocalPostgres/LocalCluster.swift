@@ -1,4 +1,5 @@
 public import Foundation
+public import Postgres
 
 /// A PostgreSQL cluster in a folder of its own, made and run with the system's `initdb` and
 /// `pg_ctl`: the service's local default, and the throwaway clusters tests use.
@@ -17,7 +18,8 @@ public struct LocalCluster: Sendable {
         self.serverSettings = serverSettings
     }
 
-    var dataDirectory: URL { directory.appendingPathComponent("data") }
+    /// The cluster's own data folder (PGDATA), inside `directory`.
+    public var dataDirectory: URL { directory.appendingPathComponent("data") }
     var passwordFile: URL { directory.appendingPathComponent("password") }
     var portFile: URL { directory.appendingPathComponent("port") }
     var logFile: URL { directory.appendingPathComponent("server.log") }
@@ -176,7 +178,8 @@ public struct LocalCluster: Sendable {
         } ?? false
     }
 
-    static func ephemeralPort() -> Int? {
+    /// A loopback port the kernel reports free (it binds port 0 and reads what it got).
+    public static func ephemeralPort() -> Int? {
         withLoopbackSocket(port: 0) { socket, address -> Int? in
             let bound = address.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))

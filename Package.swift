@@ -45,14 +45,11 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
-        // epoll and eventfd, for waiting on many connections' sockets from one thread (Linux).
-        .systemLibrary(name: "CEpoll"),
         // Our libpq layer: connections, the pool, $n-bound queries, typed rows, the migrator.
         .target(
             name: "Postgres",
             dependencies: [
                 "CLibPQ",
-                "CEpoll",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

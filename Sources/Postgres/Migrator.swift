@@ -32,35 +32,46 @@ public struct Migrator: Sendable {
     public func migrate(_ client: PostgresClient) async throws -> [Int] {
         let migrations = self.migrations
         return try await client.withConnection { connection in
-            try connection.query("SELECT pg_advisory_lock(\(Self.lockKey))")
-            defer { _ = try? connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))") }
-            try Self.createVersionTable(connection)
-            let applied = try Set(Self.appliedVersions(connection))
-            var newlyApplied: [Int] = []
-            for migration in migrations where !applied.contains(migration.version) {
-                try connection.simpleQuery("BEGIN")
-                do {
-                    try connection.simpleQuery(migration.sql)
-                    try connection.query(
-                        "INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))"
-                    )
-                    try connection.simpleQuery("COMMIT")
-                } catch {
-                    try? connection.simpleQuery("ROLLBACK")
-                    throw MigrationError(version: migration.version, name: migration.name, underlying: error)
-                }
-                newlyApplied.append(migration.version)
+            try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))")
+            // The lock is the session's: released whatever happened (a lost connection frees it too).
+            do {
+                let applied = try await Self.apply(migrations, on: connection)
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))")
+                return applied
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))")
+                throw error
             }
-            return newlyApplied
         }
+    }
+
+    private static func apply(_ migrations: [Migration], on connection: isolated PostgresConnection) async throws -> [Int] {
+        try await createVersionTable(connection)
+        let applied = try await Set(appliedVersions(connection))
+        var newlyApplied: [Int] = []
+        for migration in migrations where !applied.contains(migration.version) {
+            try await connection.simpleQuery("BEGIN")
+            do {
+                try await connection.simpleQuery(migration.sql)
+                try await connection.query(
+                    "INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))"
+                )
+                try await connection.simpleQuery("COMMIT")
+            } catch {
+                try? await connection.simpleQuery("ROLLBACK")
+                throw MigrationError(version: migration.version, name: migration.name, underlying: error)
+            }
+            newlyApplied.append(migration.version)
+        }
+        return newlyApplied
     }
 
     /// Compares the database with the known migrations, changing nothing.
     public func status(_ client: PostgresClient) async throws -> Status {
         let known = migrations.map(\.version)
         return try await client.withConnection { connection in
-            let exists = try connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS present")
-            let applied = try exists[0]["present", as: Bool.self] ? Self.appliedVersions(connection) : []
+            let exists = try await connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS present")
+            let applied = try exists[0]["present", as: Bool.self] ? await Self.appliedVersions(connection) : []
             let appliedSet = Set(applied)
             let knownSet = Set(known)
             return Status(
@@ -71,8 +82,8 @@ public struct Migrator: Sendable {
         }
     }
 
-    private static func createVersionTable(_ connection: PostgresConnection) throws {
-        try connection.simpleQuery(
+    private static func createVersionTable(_ connection: isolated PostgresConnection) async throws {
+        try await connection.simpleQuery(
             """
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 version integer PRIMARY KEY,
@@ -83,8 +94,8 @@ public struct Migrator: Sendable {
         )
     }
 
-    private static func appliedVersions(_ connection: PostgresConnection) throws -> [Int] {
-        try connection.query("SELECT version FROM schema_migrations ORDER BY version").map {
+    private static func appliedVersions(_ connection: isolated PostgresConnection) async throws -> [Int] {
+        try await connection.query("SELECT version FROM schema_migrations ORDER BY version").map {
             try $0["version", as: Int.self]
         }
     }

@@ -6,17 +6,15 @@ import Synchronization
 
 /// A bounded pool of connections, and the way to run work on one of them.
 ///
-/// Work is a synchronous closure that runs on one of the pool's own threads, so a whole
-/// transaction costs one hop there and back however many statements it has, and libpq's
-/// blocking calls never touch an event loop or the cooperative thread pool. A lone statement
-/// (``query(_:)``) the connection has prepared skips the hop: the caller sends it, and one
-/// thread waits for the answers of all such statements (`PostgresReactor`, Linux).
+/// Work is an async body that runs isolated to a leased ``PostgresConnection`` (an actor), so a
+/// whole transaction's statements cost no hop between them, and nothing waits on a thread: the
+/// connection writes and reads without blocking, and its socket's readiness resumes it.
 ///
 /// Run it as a ServiceLifecycle `Service`: graceful shutdown waits for leased connections to
-/// come back and then closes everything.
+/// come back and then closes everything. Nothing starts before it is used.
 public final class PostgresClient: Sendable, Service {
     public struct Options: Sendable {
-        /// The most connections open at once (and threads running statements).
+        /// The most connections open at once.
         public var maxConnections: Int
         /// How long a caller waits for a free connection before ``PGError/Kind/poolTimeout``.
         public var checkoutTimeout: Duration
@@ -42,11 +40,6 @@ public final class PostgresClient: Sendable, Service {
 
     public let configuration: PostgresConfiguration
     public let options: Options
-    private let threadPool: NIOThreadPool
-    #if os(Linux)
-    /// Waits for the answers to lone statements; nil if the system refused it one.
-    private let reactor: PostgresReactor?
-    #endif
     private let timerLoop: any EventLoop
     private let state: Mutex<PoolState>
     private let logger: Logger
@@ -59,94 +52,62 @@ public final class PostgresClient: Sendable, Service {
     ) {
         self.configuration = configuration
         self.options = options
-        self.threadPool = NIOThreadPool(numberOfThreads: options.maxConnections)
         self.timerLoop = eventLoopGroup.next()
         self.state = Mutex(PoolState(maxConnections: options.maxConnections))
         self.logger = logger
-        #if os(Linux)
-        self.reactor = PostgresReactor()
-        #endif
-        threadPool.start()
     }
 
-    /// Runs `body` with a connection of its own, on one of the pool's threads.
+    /// Runs `body` isolated to a connection of its own.
     ///
-    /// A transaction block `body` leaves open is rolled back. Cancelling the calling task
-    /// cancels the statement running on the server.
+    /// Statements `body` queued are sent before the connection goes back, and a transaction
+    /// block it leaves open is rolled back. Cancelling the calling task cancels the statement
+    /// running on the server.
     public func withConnection<Result: Sendable>(
-        _ body: @escaping @Sendable (PostgresConnection) throws -> Result
+        _ body: @Sendable (isolated PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try Task.checkCancellation()
-        return try await run(body, on: try await lease())
+        let connection = try await lease()
+        let (outcome, reusable) = await withTaskCancellationHandler {
+            await Self.run(body, on: connection)
+        } onCancel: {
+            connection.cancel()
+        }
+        await release(connection, reusable: reusable)
+        return try outcome.get()
     }
 
-    /// Runs `body` on a leased `connection` on one of the pool's threads, then gives it back.
-    private func run<Result: Sendable>(
-        _ body: @escaping @Sendable (PostgresConnection) throws -> Result,
-        on connection: PostgresConnection
-    ) async throws -> Result {
+    /// `body` on `connection`, then what the connection needs before it goes back; whether it
+    /// can be reused.
+    private static func run<Result: Sendable>(
+        _ body: @Sendable (isolated PostgresConnection) async throws -> Result,
+        on connection: isolated PostgresConnection
+    ) async -> (Swift.Result<Result, any Error>, reusable: Bool) {
         do {
-            let result = try await withTaskCancellationHandler {
-                try await threadPool.runIfActive { () throws -> (Result, Bool) in
-                    do {
-                        let result = try body(connection)
-                        try connection.sendQueued()
-                        return (result, connection.rollBackOpenTransaction())
-                    } catch {
-                        _ = connection.rollBackOpenTransaction()
-                        throw error
-                    }
-                }
-            } onCancel: {
-                connection.cancel()
-            }
-            release(connection, reusable: result.1)
-            return result.0
+            let result = try await body(connection)
+            try await connection.sendQueued()
+            return (.success(result), await connection.rollBackOpenTransaction())
         } catch {
-            release(connection, reusable: connection.isUsable)
-            throw error
+            return (.failure(error), await connection.rollBackOpenTransaction())
         }
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     /// Statements the body queued with ``PostgresConnection/queryLater(_:)`` travel with the COMMIT.
     public func withTransaction<Result: Sendable>(
-        _ body: @escaping @Sendable (PostgresConnection) throws -> Result
+        _ body: @Sendable (isolated PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try await withConnection { connection in
             connection.beginTransaction()
-            let result = try body(connection)
-            try connection.commit()
+            let result = try await body(connection)
+            try await connection.commit()
             return result
         }
     }
 
     /// Runs one statement on a pooled connection.
-    ///
-    /// A statement the connection has prepared already is sent from the calling task and its
-    /// answer awaited without a thread (on Linux; see `PostgresReactor`); otherwise it runs on
-    /// one of the pool's threads like any other work.
     @discardableResult
     public func query(_ query: PostgresQuery) async throws -> PostgresRows {
-        try Task.checkCancellation()
-        let connection = try await lease()
-        #if os(Linux)
-        if let reactor, let name = connection.readyStatement(for: query) {
-            do {
-                let rows = try await withTaskCancellationHandler {
-                    try await reactor.answer(to: query, named: name, on: connection)
-                } onCancel: {
-                    connection.cancel()
-                }
-                release(connection, reusable: true)
-                return rows
-            } catch {
-                release(connection, reusable: connection.isUsable)
-                throw error
-            }
-        }
-        #endif
-        return try await run({ try $0.query(query) }, on: connection)
+        try await withConnection { try await $0.query(query) }
     }
 
     public var statistics: Statistics {
@@ -182,7 +143,7 @@ public final class PostgresClient: Sendable, Service {
             state.openCount -= state.idle.count
             return (state.idle, state.waiters)
         }
-        for connection in idle { connection.close() }
+        for connection in idle { await connection.close() }
         for waiter in waiters {
             waiter.continuation.resume(throwing: PGError(.poolClosed, message: "The connection pool is closed"))
         }
@@ -194,10 +155,6 @@ public final class PostgresClient: Sendable, Service {
             }
             if done { continuation.resume() }
         }
-        try? await threadPool.shutdownGracefully()
-        #if os(Linux)
-        reactor?.stop()
-        #endif
     }
 
     // MARK: - Leasing
@@ -262,19 +219,18 @@ public final class PostgresClient: Sendable, Service {
     /// a cancel request is still on its way to, is replaced by a new one.
     private func prepareForUse(_ connection: PostgresConnection) async throws -> PostgresConnection {
         let settled = connection.resetCancellation()
-        if settled && connection.isUsable { return connection }
+        if settled, await connection.isUsable { return connection }
         logger.info(
             "Replacing a database connection",
             metadata: ["connection": "\(connection.id)", "reason": "\(settled ? "broken" : "cancel request in flight")"])
-        connection.close()
+        await connection.close()
         return try await connect()
     }
 
     /// Opens a connection in a slot already counted in `openCount`; gives the slot back on failure.
     private func connect() async throws -> PostgresConnection {
-        let configuration = self.configuration
         do {
-            return try await threadPool.runIfActive { try PostgresConnection(configuration: configuration) }
+            return try await PostgresConnection.connect(configuration: configuration)
         } catch {
             releaseSlot()
             throw error
@@ -338,7 +294,7 @@ public final class PostgresClient: Sendable, Service {
 
     /// Returns a connection: to the longest-waiting caller, else to the idle list. One that cannot
     /// be reused is closed, and its slot goes to a waiter as a permit to connect.
-    private func release(_ connection: PostgresConnection, reusable: Bool) {
+    private func release(_ connection: PostgresConnection, reusable: Bool) async {
         enum Outcome {
             case idled
             case handOver(Waiter, Grant)
@@ -365,12 +321,12 @@ public final class PostgresClient: Sendable, Service {
         case .idled:
             break
         case .handOver(let waiter, let grant):
-            if case .permitToConnect = grant { connection.close() }
+            if case .permitToConnect = grant { await connection.close() }
             waiter.continuation.resume(returning: grant)
         case .close:
-            connection.close()
+            await connection.close()
         case .closeAndDrain(let drained):
-            connection.close()
+            await connection.close()
             for continuation in drained { continuation.resume() }
         }
     }

@@ -1,29 +1,32 @@
 internal import CLibPQ
+import Dispatch
 import Foundation
 import Synchronization
 
-/// One libpq connection. Its calls block, so the pool runs them on its own threads, never on an
-/// event loop or the cooperative pool; the exceptions are ``send(_:named:)`` and ``readAnswer()``,
-/// which do not wait.
+/// One libpq connection, in nonblocking mode.
 ///
-/// `@unchecked Sendable`: the connection is used by one caller at a time, because the pool leases
-/// it to exactly one body and that body runs on one thread (or sends a statement, after which
-/// only `PostgresReactor`'s thread reads the answer, handed over under its lock). The only
-/// state touched from other threads meanwhile is the cancel state, which sits behind a `Mutex`.
-public final class PostgresConnection: @unchecked Sendable {
+/// An actor: its libpq handle and its bookkeeping are touched only on the actor, so the compiler
+/// checks that no two tasks use it at once. The pool hands it to one body at a time, which runs
+/// isolated to it (``PostgresClient/withConnection(_:)``), so the statements of a transaction
+/// cost no hop. Nothing here blocks a thread: statements are written with `PQflush` and answers
+/// read with `PQconsumeInput` as the socket allows, waiting through ``SocketReadiness``.
+///
+/// Every exchange with the server is one libpq pipeline: a pending `BEGIN`, statements queued by
+/// ``queryLater(_:)``, the `Parse` of a statement used for the first time on this connection and
+/// the statement itself all travel in one round trip.
+public actor PostgresConnection {
     /// A number for log lines, unique within the process.
-    public let id: Int
+    public nonisolated let id: Int
     private var handle: OpaquePointer?
+    private let readiness: SocketReadiness
+    private nonisolated let canceller: Canceller
     /// Prepared statements on this connection, by SQL and parameter types.
     private var preparedStatements: [StatementKey: String] = [:]
     private var nextStatementNumber = 0
-    /// Set by ``beginTransaction()`` until the next statement carries the `BEGIN` with it.
+    /// Set by ``beginTransaction()`` until the next exchange carries the `BEGIN` with it.
     private var beginPending = false
-    /// Statements queued by ``queryLater(_:)`` (prepared already), sent with the next round trip.
-    private var queued: [PipelineStep] = []
-    /// The first result of the statement ``send(_:named:)`` sent, kept until its answer is complete.
-    private var pendingAnswer: OpaquePointer?
-    private let cancelState: Mutex<CancelState>
+    /// Statements queued by ``queryLater(_:)``, sent with the next exchange.
+    private var queued: [Step] = []
 
     /// Statements prepared before `DEALLOCATE ALL` starts the cache over, so statements built
     /// dynamically cannot grow it without bound.
@@ -31,93 +34,175 @@ public final class PostgresConnection: @unchecked Sendable {
 
     private static let nextID = Atomic<Int>(0)
 
-    /// What another thread needs to cancel the running statement.
-    private struct CancelState: ~Copyable, Sendable {
-        /// Made once per connection.
-        var cancelHandle: CancelHandle?
-        var isRunning = false
-        /// Set by `cancel()` until `resetCancellation()`: statements started after a
-        /// cancellation fail at once instead of running.
-        var isCancelled = false
-        /// A cancel request is on its way to the server. Until it has arrived it could still
-        /// cancel a later statement, so the connection serves no other caller meanwhile.
-        var isCancelSending = false
-    }
-
-    /// Connects, blocking until the server answers or `connect_timeout` passes.
-    public init(configuration: PostgresConfiguration) throws {
-        id = Self.nextID.add(1, ordering: .relaxed).newValue
-        let keywords = configuration.parameters.map { strdup($0.keyword) } + [nil]
-        let values = configuration.parameters.map { strdup($0.value) } + [nil]
-        defer {
-            for keyword in keywords { free(keyword) }
-            for value in values { free(value) }
-        }
-        // The arrays outlive the call; libpq copies what it keeps.
-        let connection = keywords.map { UnsafePointer($0) }.withUnsafeBufferPointer { keywordPointers in
-            values.map { UnsafePointer($0) }.withUnsafeBufferPointer { valuePointers in
-                PQconnectdbParams(keywordPointers.baseAddress, valuePointers.baseAddress, 0)
+    /// Connects. libpq resolves host names with a blocking call even when connecting without
+    /// blocking, and may move to another socket for another host of a multi-host URL, so the
+    /// connection is made on a Dispatch worker thread, once per pooled connection; everything
+    /// after it is nonblocking.
+    public static func connect(configuration: PostgresConfiguration) async throws -> PostgresConnection {
+        let parameters = configuration.parameters
+        let made = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ConnectedHandle, any Error>) in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try ConnectedHandle(parameters: parameters) })
             }
         }
-        guard let connection, PQstatus(connection) == CONNECTION_OK else {
-            let message = connection.map { Self.errorMessage(of: $0) } ?? "out of memory"
-            PQfinish(connection)  // required even after a failed connect
-            throw PGError(.connectionFailed, message: message)
-        }
-        purse_silence_notices(connection)
-        handle = connection
-        cancelState = Mutex(CancelState(cancelHandle: CancelHandle(connection)))
+        return try PostgresConnection(made)
     }
 
-    deinit {
-        close()
+    private init(_ made: ConnectedHandle) throws {
+        let handle = made.take()
+        guard PQsetnonblocking(handle, 1) == 0, let readiness = SocketReadiness(socket: PQsocket(handle)) else {
+            PQfinish(handle)
+            throw PGError(.connectionFailed, message: "Cannot watch the database connection's socket")
+        }
+        purse_silence_notices(handle)
+        self.id = Self.nextID.add(1, ordering: .relaxed).newValue
+        self.handle = handle
+        self.readiness = readiness
+        self.canceller = Canceller(PQgetCancel(handle))
+    }
+
+    /// Isolated: the handle is the actor's, and a connection dropped without `close()` (a pool's
+    /// caller gone) still finishes it.
+    isolated deinit {
+        readiness.stop()
+        if let handle { PQfinish(handle) }
     }
 
     /// Closes the connection. Safe to call more than once.
     public func close() {
-        cancelState.withLock { $0.cancelHandle = nil }
-        if let pendingAnswer { PQclear(pendingAnswer) }
-        pendingAnswer = nil
+        canceller.close()
+        readiness.stop()
         if let handle { PQfinish(handle) }
         handle = nil
     }
 
-    /// Whether the connection can take a statement: open, not broken, outside a transaction block
-    /// and with no statement in progress (a lone statement's unread answer, ``send(_:named:)``,
-    /// counts as one in libpq's transaction status). Pooled connections never
-    /// LISTEN, so a server that sent anything to an idle connection is saying goodbye (a restart
-    /// or an administrator's termination); checking for that costs one `poll` and no round trip.
+    /// Whether the connection can take a statement: open, not broken, outside a transaction block,
+    /// with nothing queued. Pooled connections never LISTEN, so a server that sent anything to an
+    /// idle connection is saying goodbye (a restart, an administrator's termination); checking
+    /// for that costs one `poll` and no round trip.
     public var isUsable: Bool {
-        guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE else { return false }
+        guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE,
+            queued.isEmpty, !beginPending
+        else { return false }
         var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
         return poll(&descriptor, 1, 0) == 0 && purse_tls_read_pending(handle) == 0
     }
 
-    /// Waits up to `timeout` for notifications on the channels this connection `LISTEN`s to
-    /// and returns those that arrived, nothing after a quiet wait. Throws when the connection is
+    /// Whether a transaction block is open (idle in it, or failed in it).
+    public var isInTransaction: Bool {
+        guard let handle else { return false }
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
+    // MARK: - Statements
+
+    /// Opens a transaction block. `BEGIN` is not sent by itself: it travels with the next
+    /// exchange.
+    public func beginTransaction() {
+        beginPending = true
+    }
+
+    /// Runs one statement with its binds and returns its rows. A pending `BEGIN`, queued
+    /// statements and the statement's first-use preparation go in the same round trip.
+    @discardableResult
+    public func query(_ query: PostgresQuery) async throws -> PostgresRows {
+        // Planned first: a statement refused before sending leaves the BEGIN pending for the next.
+        let planned = try plan(query)
+        return try await exchange(takePending() + planned)
+    }
+
+    /// Queues a statement whose rows nobody reads (an event's insert, say), to be sent with the
+    /// connection's next exchange: the next ``query(_:)``, the transaction's ``commit()``, or the
+    /// pool's return of the connection. Its error, if it has one, is thrown by that call. A value
+    /// that cannot be sent (a NUL in text) is refused here.
+    ///
+    /// Outside a transaction block the queued statements and the one they travel with run as
+    /// one implicit transaction: if that statement fails, theirs are rolled back with it.
+    public func queryLater(_ query: PostgresQuery) throws {
+        queued += try plan(query)
+    }
+
+    /// Commits the transaction ``beginTransaction()`` opened, in the same round trip as any
+    /// queued statements. A transaction that sent nothing costs no round trip at all.
+    public func commit() async throws {
+        if beginPending && queued.isEmpty {
+            beginPending = false  // the block was never opened
+            return
+        }
+        let handle = try openHandle()
+        if PQtransactionStatus(handle) == PQTRANS_INERROR {
+            // A statement failed and its error was caught: `COMMIT` would roll back and report
+            // success. The caller's rollback ends the block.
+            throw PGError(
+                .server, message: "current transaction is aborted: a statement in it failed, so it cannot commit",
+                sqlState: .inFailedTransaction
+            )
+        }
+        try await exchange(takePending() + [.text("COMMIT")])
+    }
+
+    /// Sends queued statements, if any (with a pending `BEGIN`); their error is thrown here.
+    public func sendQueued() async throws {
+        guard !queued.isEmpty else { return }
+        try await exchange(takePending())
+    }
+
+    /// Runs SQL text without binds through the simple-query protocol. The text may hold several
+    /// statements (a migration file, say). Rows are not returned.
+    public func simpleQuery(_ sql: String) async throws {
+        try await sendQueued()
+        let text = beginPending ? "BEGIN; " + sql : sql
+        beginPending = false
+        let handle = try openHandle()
+        try canceller.startRunning()
+        let result = try canceller.finishRunning(await simpleExchange(text, on: handle))
+        defer { PQclear(result) }
+        try check(result)
+    }
+
+    /// Rolls back an open transaction block, even after a cancellation, so the connection can be
+    /// reused. Returns false when the connection cannot be used any more.
+    public func rollBackOpenTransaction() async -> Bool {
+        beginPending = false  // nothing was sent: there is no block to roll back
+        queued.removeAll()
+        guard isInTransaction else { return isUsable }
+        guard let handle else { return false }
+        guard let result = await simpleExchange("ROLLBACK", on: handle) else { return false }
+        defer { PQclear(result) }
+        return PQresultStatus(result) == PGRES_COMMAND_OK
+    }
+
+    // MARK: - Listening
+
+    /// Waits up to `timeout` for notifications on the channels this connection `LISTEN`s to and
+    /// returns those that arrived, nothing after a quiet wait. Throws when the connection is
     /// lost, so the listener knows it may have missed some.
-    public func notifications(waitingUpTo timeout: Duration) throws -> [PostgresNotification] {
+    public func notifications(waitingUpTo timeout: Duration) async throws -> [PostgresNotification] {
         let handle = try openHandle()
         let pending = Self.takeNotifications(handle)
         if !pending.isEmpty { return pending }
-        guard try Self.waitForInput(handle, upTo: timeout) else { return [] }
+        if purse_tls_read_pending(handle) == 0 {
+            guard try await readiness.wait(timeout: timeout) == .readable else { return [] }
+        }
         try Self.consumeInput(handle)
         return Self.takeNotifications(handle)
     }
 
-    /// Sends `SELECT 1` and waits up to `timeout` for its answer. A connection that only
-    /// listens learns nothing otherwise of a server that stopped answering: one dropped by a
-    /// firewall, or a failover without a reset, sends no error and the kernel may wait many
-    /// minutes. Notifications that arrive meanwhile are kept for ``notifications(waitingUpTo:)``.
-    public func checkAlive(within timeout: Duration) throws {
+    /// Sends `SELECT 1` and waits up to `timeout` for its answer. A connection that only listens
+    /// learns nothing otherwise of a server that stopped answering: one dropped by a firewall,
+    /// or a failover without a reset, sends no error and the kernel may wait many minutes.
+    /// Notifications that arrive meanwhile are kept for ``notifications(waitingUpTo:)``.
+    public func checkAlive(within timeout: Duration) async throws {
         let handle = try openHandle()
         guard PQsendQuery(handle, "SELECT 1") == 1 else {
             throw PGError(.connectionFailed, message: Self.errorMessage(of: handle))
         }
         let deadline = ContinuousClock.now + timeout
+        try await flush(handle, until: deadline)
+        var failure: PGError?
         while true {
             try Self.consumeInput(handle)
-            var failure: PGError?
             while PQisBusy(handle) == 0 {
                 guard let result = PQgetResult(handle) else {
                     if let failure { throw failure }
@@ -128,26 +213,202 @@ public final class PostgresConnection: @unchecked Sendable {
                 }
                 PQclear(result)
             }
+            if purse_tls_read_pending(handle) == 1 { continue }
             let left = deadline - .now
-            guard left > .zero else {
+            guard left > .zero, try await readiness.wait(timeout: left) == .readable else {
                 throw PGError(.connectionFailed, message: "PostgreSQL did not answer within \(timeout)")
             }
-            _ = try Self.waitForInput(handle, upTo: left)
         }
     }
 
-    /// Waits until there is something to read: on the socket, or already decrypted in OpenSSL,
-    /// where the socket does not report it. False after `timeout` with nothing, or when a signal
-    /// cut the wait short.
-    private static func waitForInput(_ handle: OpaquePointer, upTo timeout: Duration) throws -> Bool {
-        if purse_tls_read_pending(handle) == 1 { return true }
-        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-        let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
-        let ready = poll(&descriptor, 1, Int32(clamping: milliseconds))
-        if ready < 0 && errno != EINTR {
-            throw PGError(.connectionFailed, message: "Cannot wait for the database: \(String(cString: strerror(errno)))")
+    // MARK: - Cancellation
+
+    /// Cancels the caller's work on this connection, from any task: the running statement is
+    /// cancelled on the server, and later statements fail with `CancellationError` until
+    /// ``resetCancellation()``.
+    public nonisolated func cancel() {
+        canceller.cancel()
+    }
+
+    /// Clears a cancellation, for the next caller of a pooled connection. False while a cancel
+    /// request is still on its way to the server: it could cancel that caller's statement.
+    nonisolated func resetCancellation() -> Bool {
+        canceller.reset()
+    }
+
+    // MARK: - Exchanges
+
+    /// One command of an exchange.
+    private enum Step {
+        case text(String)
+        case prepare(name: String, sql: String, types: [Oid])
+        case execute(name: String, binds: [PostgresBind])
+    }
+
+    /// The pending `BEGIN` and the queued statements, taken for an exchange.
+    private func takePending() -> [Step] {
+        defer {
+            beginPending = false
+            queued.removeAll()
         }
-        return ready > 0
+        return (beginPending ? [.text("BEGIN")] : []) + queued
+    }
+
+    /// The steps that run `query`: its preparation on first use, then its execution.
+    private func plan(_ query: PostgresQuery) throws -> [Step] {
+        try Self.checkSendable(query.binds)
+        let key = StatementKey(query)
+        if let name = preparedStatements[key] { return [.execute(name: name, binds: query.binds)] }
+        var steps: [Step] = []
+        // Not while statements naming older ones wait in the queue: they would lose them.
+        if preparedStatements.count >= Self.preparedStatementLimit, queued.isEmpty {
+            steps.append(.text("DEALLOCATE ALL"))
+            preparedStatements.removeAll()
+        }
+        nextStatementNumber += 1
+        let name = "purse_\(nextStatementNumber)"
+        preparedStatements[key] = name
+        steps.append(.prepare(name: name, sql: query.sql, types: query.binds.map { Oid($0.type.oid) }))
+        steps.append(.execute(name: name, binds: query.binds))
+        return steps
+    }
+
+    /// Sends `steps` as one pipeline and reads their answers; returns the last step's rows, or
+    /// throws the first failure's error (the server skips what follows a failure).
+    @discardableResult
+    private func exchange(_ steps: [Step]) async throws -> PostgresRows {
+        let handle = try openHandle()
+        try canceller.startRunning()
+        let answer = try canceller.finishRunning(await pipeline(steps, on: handle))
+        defer { PQclear(answer) }
+        try check(answer)
+        return Self.rows(of: answer)
+    }
+
+    /// The pipeline: every step, one sync, then every answer. Returns the first failed step's
+    /// result, else the last step's, or nil when the connection failed (``check(_:)`` reports it).
+    private func pipeline(_ steps: [Step], on handle: OpaquePointer) async -> OpaquePointer? {
+        var succeeded: Set<Int> = []
+        // Whatever happens, a statement whose Parse did not succeed is prepared again next time.
+        defer { forgetUnprepared(steps, succeeded: succeeded) }
+        guard PQenterPipelineMode(handle) == 1 else { return nil }
+        defer { _ = PQexitPipelineMode(handle) }
+        for step in steps {
+            guard Self.send(step, on: handle) == 1 else { return nil }
+        }
+        guard PQpipelineSync(handle) == 1 else { return nil }
+        guard (try? await flush(handle, until: nil)) != nil else { return nil }
+        // Each step's results end with a NULL; the sync's own result ends the pipeline.
+        var results: [OpaquePointer] = []
+        var ends = 0
+        reading: while true {
+            guard PQconsumeInput(handle) == 1 else { break }
+            while PQisBusy(handle) == 0 {
+                guard let result = PQgetResult(handle) else {
+                    ends += 1
+                    if ends > steps.count || PQstatus(handle) != CONNECTION_OK { break reading }
+                    continue
+                }
+                if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
+                    PQclear(result)
+                    break reading
+                }
+                results.append(result)
+            }
+            // Over TLS, what libpq has not read may already sit decrypted in OpenSSL, where the
+            // socket will never report it: read on instead of waiting.
+            if purse_tls_read_pending(handle) == 1 { continue }
+            guard (try? await readiness.wait()) != nil else { break }
+        }
+        succeeded = Set(results.prefix(steps.count).indices.filter { !Self.isError(results[$0]) })
+        // Results past the steps' are errors of a connection lost after every step answered (a
+        // shutdown between the COMMIT and the sync's answer, say): the steps still ran, and the
+        // COMMIT's success must not be reported as a failure. An error that came in place of a
+        // step's answer is among the first results, so it is the answer.
+        guard results.count >= steps.count else {
+            // The connection went: an error the server sent before it went (a shutdown's, say) is
+            // the answer; otherwise libpq's own message is.
+            let error = results.first(where: Self.isError)
+            for result in results where result != error { PQclear(result) }
+            return error
+        }
+        let answer = results.prefix(steps.count).firstIndex(where: Self.isError) ?? steps.count - 1
+        for (index, result) in results.enumerated() where index != answer { PQclear(result) }
+        return results[answer]
+    }
+
+    /// Forgets the statements whose `Parse` did not succeed (their step's index is not in
+    /// `succeeded`), so their next use prepares them again.
+    private func forgetUnprepared(_ steps: [Step], succeeded: Set<Int>) {
+        for (index, step) in steps.enumerated() where !succeeded.contains(index) {
+            guard case .prepare(let name, _, _) = step,
+                let key = preparedStatements.first(where: { $0.value == name })?.key
+            else { continue }
+            preparedStatements[key] = nil
+        }
+    }
+
+    /// Text through the simple-query protocol, outside pipeline mode; the first failure's
+    /// result, else the last result, or nil when the connection failed.
+    private func simpleExchange(_ sql: String, on handle: OpaquePointer) async -> OpaquePointer? {
+        guard PQsendQuery(handle, sql) == 1, (try? await flush(handle, until: nil)) != nil else { return nil }
+        var answer: OpaquePointer?
+        while true {
+            guard PQconsumeInput(handle) == 1 else { return answer }
+            while PQisBusy(handle) == 0 {
+                guard let result = PQgetResult(handle) else { return answer }
+                if let kept = answer, !Self.isError(result) || Self.isError(kept) {
+                    PQclear(result)  // the first failure, or the first result, is the answer
+                } else {
+                    if let kept = answer { PQclear(kept) }
+                    answer = result
+                }
+            }
+            if purse_tls_read_pending(handle) == 1 { continue }
+            guard (try? await readiness.wait()) != nil else { return answer }
+        }
+    }
+
+    /// Writes what libpq holds until it is all sent, reading meanwhile when the server writes
+    /// (so neither side blocks on a full buffer), until `deadline` if there is one.
+    private func flush(_ handle: OpaquePointer, until deadline: ContinuousClock.Instant?) async throws {
+        while true {
+            switch PQflush(handle) {
+            case 0: return
+            case 1: break
+            default: throw PGError(.connectionFailed, message: Self.errorMessage(of: handle))
+            }
+            let timeout = deadline.map { $0 - .now }
+            if let timeout, timeout <= .zero {
+                throw PGError(.connectionFailed, message: "PostgreSQL did not take the statement in time")
+            }
+            switch try await readiness.wait(readable: true, writable: true, timeout: timeout) {
+            case .readable: try Self.consumeInput(handle)
+            case .writable: continue
+            case .timedOut: throw PGError(.connectionFailed, message: "PostgreSQL did not take the statement in time")
+            }
+        }
+    }
+
+    private static func send(_ step: Step, on handle: OpaquePointer) -> Int32 {
+        switch step {
+        case .text(let sql):
+            return PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 0)
+        case .prepare(let name, let sql, let types):
+            return PQsendPrepare(handle, name, sql, Int32(types.count), types)
+        case .execute(let name, let binds):
+            // libpq copies the values into its output buffer during the call.
+            return withParameters(binds) { values, lengths, formats in
+                PQsendQueryPrepared(handle, name, Int32(binds.count), values, lengths, formats, 1)
+            }
+        }
+    }
+
+    // MARK: - Internals
+
+    private func openHandle() throws -> OpaquePointer {
+        guard let handle else { throw PGError(.connectionFailed, message: "The connection is closed") }
+        return handle
     }
 
     /// Reads what has arrived (on TLS, all OpenSSL holds too); throws when the connection is lost.
@@ -174,369 +435,11 @@ public final class PostgresConnection: @unchecked Sendable {
         return notifications
     }
 
-    /// Whether a transaction block is open on the connection (idle in it, or failed in it).
-    public var isInTransaction: Bool {
-        guard let handle else { return false }
-        let status = PQtransactionStatus(handle)
-        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
-    }
-
-    /// Opens a transaction block. `BEGIN` is not sent by itself: it travels with the next
-    /// statement in one round trip (libpq's pipeline mode), which saves a round trip on every
-    /// transaction.
-    public func beginTransaction() {
-        beginPending = true
-    }
-
-    /// Runs one statement with its binds and returns its rows.
-    ///
-    /// The statement is prepared on first use and reused from then on. A pending `BEGIN` and
-    /// statements queued by ``queryLater(_:)`` go ahead of it in the same round trip.
-    @discardableResult
-    public func query(_ query: PostgresQuery) throws -> PostgresRows {
-        let step = try prepared(query)
-        let result = try running { () -> OpaquePointer? in
-            guard beginPending || !queued.isEmpty else {
-                return Self.withParameters(step.binds) { values, lengths, formats in
-                    PQexecPrepared(step.handle, step.name, Int32(step.binds.count), values, lengths, formats, 1)
-                }
-            }
-            return sendPending(then: .prepared(name: step.name, binds: step.binds))
-        }
-        defer { PQclear(result) }
-        try check(result)
-        return Self.rows(of: result)
-    }
-
-    // MARK: - Waiting without a thread (PostgresReactor)
-
-    /// The socket to wait on for an answer to ``send(_:named:)``.
-    var socket: Int32 {
-        handle.map { PQsocket($0) } ?? -1
-    }
-
-    /// The name of `query`'s prepared statement when ``send(_:named:)`` can send it now:
-    /// prepared on this connection already, and nothing pending (a `BEGIN`, queued statements)
-    /// that would have to go with it.
-    func readyStatement(for query: PostgresQuery) -> String? {
-        guard handle != nil, !beginPending, queued.isEmpty else { return nil }
-        return preparedStatements[StatementKey(query)]
-    }
-
-    /// Sends `query` as the statement ``readyStatement(for:)`` named, without waiting for its
-    /// answer: the caller waits for ``socket`` to be readable and calls ``readAnswer()``.
-    /// Writing a statement to the socket does not block in practice: nothing else is in flight
-    /// on it.
-    func send(_ query: PostgresQuery, named name: String) throws {
-        let handle = try openHandle()
-        try Self.checkSendable(query.binds)
-        try startRunning()
-        let sent = Self.withParameters(query.binds) { values, lengths, formats in
-            PQsendQueryPrepared(handle, name, Int32(query.binds.count), values, lengths, formats, 1)
-        }
-        guard sent == 1 else {
-            _ = try finishRunning(nil)
-            throw PGError(.connectionFailed, message: Self.errorMessage(of: handle))
-        }
-    }
-
-    /// Reads what has arrived for the statement ``send(_:named:)`` sent. Returns nil while its
-    /// answer is incomplete (wait for the socket again), else its rows or its error.
-    func readAnswer() -> Result<PostgresRows, any Error>? {
-        guard let handle else {
-            return .failure(PGError(.connectionFailed, message: "The connection is closed"))
-        }
-        repeat {
-            guard PQconsumeInput(handle) == 1 else {
-                // The connection is gone. An error the server sent before it went (a shutdown's,
-                // say) is the answer; otherwise libpq's own message is.
-                return finishAnswer(pendingAnswer.map(Self.isError) == true ? takePendingAnswer() : nil)
-            }
-            while PQisBusy(handle) == 0 {
-                // The statement is finished; its first result is the answer.
-                guard let result = PQgetResult(handle) else { return finishAnswer(takePendingAnswer()) }
-                if pendingAnswer == nil { pendingAnswer = result } else { PQclear(result) }
-            }
-            // Over TLS, what libpq has not read yet may already sit decrypted in OpenSSL, where the
-            // socket will never report it: read on instead of waiting.
-        } while purse_tls_read_pending(handle) == 1
-        return nil
-    }
-
-    private func takePendingAnswer() -> OpaquePointer? {
-        defer { pendingAnswer = nil }
-        return pendingAnswer
-    }
-
     private static func isError(_ result: OpaquePointer) -> Bool {
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return false
         default: return true
         }
-    }
-
-    private func finishAnswer(_ answer: OpaquePointer?) -> Result<PostgresRows, any Error> {
-        if answer == nil, let pending = pendingAnswer {
-            PQclear(pending)
-            pendingAnswer = nil
-        }
-        return Result {
-            let result = try finishRunning(answer)
-            defer { PQclear(result) }
-            try check(result)
-            return Self.rows(of: result)
-        }
-    }
-
-    /// Queues a statement whose rows nobody reads (an event's insert, say) to be sent with the
-    /// connection's next statement: the next ``query(_:)``, the transaction's ``commit()``, or
-    /// the pool's return of the connection. Its error, if it has one, is thrown by that call.
-    /// A value refused before sending (a NUL in text) is thrown here.
-    ///
-    /// Outside a transaction block the queued statements and the one they travel with run as
-    /// one implicit transaction: if that statement fails, theirs are rolled back with it.
-    public func queryLater(_ query: PostgresQuery) throws {
-        let step = try prepared(query)
-        queued.append(.prepared(name: step.name, binds: step.binds))
-    }
-
-    /// Commits the transaction ``beginTransaction()`` opened, in the same round trip as any
-    /// queued statements. A transaction that sent nothing costs no round trip at all.
-    public func commit() throws {
-        if beginPending && queued.isEmpty {
-            beginPending = false  // the block was never opened
-            return
-        }
-        let handle = try openHandle()
-        if PQtransactionStatus(handle) == PQTRANS_INERROR {
-            // A statement failed and its error was caught: `COMMIT` would roll back and report
-            // success. The caller's rollback ends the block.
-            throw PGError(
-                .server,
-                message: "current transaction is aborted: a statement in it failed, so it cannot commit",
-                sqlState: .inFailedTransaction
-            )
-        }
-        let result = try running {
-            queued.isEmpty ? PQexec(handle, "COMMIT") : sendPending(then: .text("COMMIT"))
-        }
-        defer { PQclear(result) }
-        try check(result)
-    }
-
-    /// Sends queued statements, if any (with a pending `BEGIN`); their error is thrown here.
-    func sendQueued() throws {
-        guard !queued.isEmpty else { return }
-        let result = try running { sendPending(then: nil) }
-        defer { PQclear(result) }
-        try check(result)
-    }
-
-    /// Runs SQL text without binds through the simple-query protocol. The text may hold several
-    /// statements (a migration file, say). Rows are not returned.
-    public func simpleQuery(_ sql: String) throws {
-        let handle = try openHandle()
-        try sendQueued()
-        let result = try running { () -> OpaquePointer? in
-            guard beginPending else { return PQexec(handle, sql) }
-            // The pending BEGIN goes first in the same text (simple-query text may hold several statements).
-            beginPending = false
-            return PQexec(handle, "BEGIN; " + sql)
-        }
-        defer { PQclear(result) }
-        try check(result)
-    }
-
-    /// Cancels the caller's work on this connection, from any thread: the running statement is
-    /// cancelled on the server, and later statements fail with `CancellationError` until
-    /// `resetCancellation()`.
-    public func cancel() {
-        let cancelHandle = cancelState.withLock { state -> CancelHandle? in
-            state.isCancelled = true
-            guard state.isRunning, !state.isCancelSending, let cancelHandle = state.cancelHandle else { return nil }
-            state.isCancelSending = true
-            return cancelHandle
-        }
-        guard let cancelHandle else { return }
-        // `PQcancel` connects to the server and waits for it to hang up: not on the cancelling
-        // thread (an event loop, often), and not under the lock a statement's end takes.
-        DispatchQueue.global().async {
-            cancelHandle.send()
-            self.cancelState.withLock { $0.isCancelSending = false }
-        }
-    }
-
-    /// Clears a cancellation, for the next caller of a pooled connection. False while a cancel
-    /// request is still on its way to the server: it could cancel that caller's statement.
-    func resetCancellation() -> Bool {
-        cancelState.withLock { state in
-            state.isCancelled = false
-            return !state.isCancelSending
-        }
-    }
-
-    /// Rolls back an open transaction block, even after a cancellation, so the connection can be
-    /// reused. Returns false when the connection cannot be used any more.
-    func rollBackOpenTransaction() -> Bool {
-        beginPending = false  // nothing was sent: there is no block to roll back
-        queued.removeAll()
-        guard isInTransaction else { return isUsable }
-        guard let handle else { return false }
-        let result = PQexec(handle, "ROLLBACK")
-        defer { PQclear(result) }
-        return result.map { PQresultStatus($0) == PGRES_COMMAND_OK } ?? false
-    }
-
-    // MARK: - Internals
-
-    /// A `PGcancel`, freed when its last holder lets go: a cancel request still being sent may
-    /// outlive the connection. `@unchecked Sendable`: libpq documents `PQcancel` as safe from
-    /// any thread, and nothing else uses the pointer.
-    private final class CancelHandle: @unchecked Sendable {
-        private let pointer: OpaquePointer
-
-        init?(_ connection: OpaquePointer) {
-            guard let pointer = PQgetCancel(connection) else { return nil }
-            self.pointer = pointer
-        }
-
-        deinit {
-            PQfreeCancel(pointer)
-        }
-
-        /// Asks the server to cancel what the connection is running, and waits for its reply.
-        func send() {
-            var buffer = [CChar](repeating: 0, count: 256)
-            _ = PQcancel(pointer, &buffer, Int32(buffer.count))
-        }
-    }
-
-    private func openHandle() throws -> OpaquePointer {
-        guard let handle else { throw PGError(.connectionFailed, message: "The connection is closed") }
-        return handle
-    }
-
-    /// Marks a statement as running for `cancel()`, and turns a server-side cancel we asked for
-    /// into `CancellationError`.
-    private func running(_ body: () -> OpaquePointer?) throws -> OpaquePointer? {
-        try startRunning()
-        return try finishRunning(body())
-    }
-
-    /// Marks a statement as running, so `cancel()` cancels it on the server; throws if the
-    /// caller was cancelled already.
-    private func startRunning() throws {
-        let cancelledBefore = cancelState.withLock { state in
-            state.isRunning = !state.isCancelled
-            return state.isCancelled
-        }
-        if cancelledBefore { throw CancellationError() }
-    }
-
-    /// Ends what ``startRunning()`` began: a server-side cancel we asked for becomes
-    /// `CancellationError`; any other result is returned for ``check(_:)``.
-    private func finishRunning(_ result: OpaquePointer?) throws -> OpaquePointer? {
-        let cancelled = cancelState.withLock { state in
-            state.isRunning = false
-            return state.isCancelled
-        }
-        if cancelled, let result, Self.sqlState(of: result) == .queryCanceled {
-            PQclear(result)
-            throw CancellationError()
-        }
-        return result
-    }
-
-    /// One command of a pipeline: SQL text without binds, or a prepared statement.
-    private enum PipelineStep {
-        case text(String)
-        case prepared(name: String, binds: [PostgresBind])
-    }
-
-    /// Prepares `query` on first use (one round trip, once per connection) and checks its binds
-    /// can be sent.
-    private func prepared(_ query: PostgresQuery) throws -> (handle: OpaquePointer, name: String, binds: [PostgresBind]) {
-        let handle = try openHandle()
-        try Self.checkSendable(query.binds)
-        let key = StatementKey(query)
-        if let name = preparedStatements[key] { return (handle, name, query.binds) }
-        if preparedStatements.count >= Self.preparedStatementLimit {
-            // simpleQuery sends the queue first: it names statements DEALLOCATE is about to drop.
-            try simpleQuery("DEALLOCATE ALL")
-            preparedStatements.removeAll()
-        }
-        nextStatementNumber += 1
-        let name = "purse_\(nextStatementNumber)"
-        let types = query.binds.map { Oid($0.type.oid) }
-        let result = try running {
-            PQprepare(handle, name, query.sql, Int32(types.count), types)
-        }
-        defer { PQclear(result) }
-        try check(result)
-        preparedStatements[key] = name
-        return (handle, name, query.binds)
-    }
-
-    /// Sends the pending `BEGIN`, the queued statements and `last` in one round trip, and
-    /// clears them. A statement refused before sending (``checkSendable(_:)``) never gets here,
-    /// so the BEGIN stays pending for the next one.
-    private func sendPending(then last: PipelineStep?) -> OpaquePointer? {
-        guard let handle else { return nil }
-        var steps: [PipelineStep] = beginPending ? [.text("BEGIN")] : []
-        steps += queued
-        if let last { steps.append(last) }
-        beginPending = false
-        queued.removeAll()
-        return Self.pipeline(handle, steps)
-    }
-
-    /// Sends `steps` in pipeline mode, then one sync. Returns the first failed step's result,
-    /// else the last step's (its rows), or nil when the connection failed (`check` reports it).
-    private static func pipeline(_ handle: OpaquePointer, _ steps: [PipelineStep]) -> OpaquePointer? {
-        guard PQenterPipelineMode(handle) == 1 else { return nil }
-        defer { _ = PQexitPipelineMode(handle) }
-        for step in steps {
-            let sent: Int32
-            switch step {
-            case .text(let sql):
-                sent = PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 0)
-            case .prepared(let name, let binds):
-                // libpq copies the values into its output buffer during the call.
-                sent = withParameters(binds) { values, lengths, formats in
-                    PQsendQueryPrepared(handle, name, Int32(binds.count), values, lengths, formats, 1)
-                }
-            }
-            guard sent == 1 else { return nil }
-        }
-        guard PQpipelineSync(handle) == 1 else { return nil }
-        // Each step's results end with a NULL; the sync's own result ends the pipeline. More
-        // NULLs than steps means nothing else is coming (a lost connection).
-        var results: [OpaquePointer] = []
-        var ends = 0
-        while true {
-            guard let result = PQgetResult(handle) else {
-                ends += 1
-                if ends > steps.count || PQstatus(handle) != CONNECTION_OK { break }
-                continue
-            }
-            if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
-                PQclear(result)
-                break
-            }
-            results.append(result)
-        }
-        // Results past the steps' are errors of a connection lost after every step answered (a
-        // shutdown between the COMMIT and the sync's answer, say): the steps still ran, and the
-        // COMMIT's success must not be reported as a failure. An error that came in place of a
-        // step's answer is among the first results, so it is the answer.
-        guard results.count >= steps.count else {
-            for result in results { PQclear(result) }
-            return nil
-        }
-        // After a failure the server skips the rest (PGRES_PIPELINE_ABORTED): the failure is the answer.
-        let answer = results.prefix(steps.count).firstIndex(where: isError) ?? steps.count - 1
-        for (index, result) in results.enumerated() where index != answer { PQclear(result) }
-        return results[answer]
     }
 
     /// Throws the error a result carries, if any.
@@ -549,9 +452,7 @@ public final class PostgresConnection: @unchecked Sendable {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             return
         default:
-            let message =
-                Self.field(result, purse_diag_message_primary())
-                ?? Self.errorMessage(of: handle)
+            let message = Self.field(result, purse_diag_message_primary()) ?? Self.errorMessage(of: handle)
             let sqlState = Self.sqlState(of: result)
             let lost = PQstatus(handle) != CONNECTION_OK
             throw PGError(
@@ -564,7 +465,7 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    private static func sqlState(of result: OpaquePointer) -> SQLState? {
+    fileprivate static func sqlState(of result: OpaquePointer) -> SQLState? {
         field(result, purse_diag_sqlstate()).map(SQLState.init)
     }
 
@@ -572,7 +473,7 @@ public final class PostgresConnection: @unchecked Sendable {
         PQresultErrorField(result, code).map { String(cString: $0) }
     }
 
-    private static func errorMessage(of connection: OpaquePointer) -> String {
+    fileprivate static func errorMessage(of connection: OpaquePointer) -> String {
         guard let message = PQerrorMessage(connection) else { return "unknown libpq error" }
         return String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -591,11 +492,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Refuses what libpq cannot send: a NUL byte in a text value (it reads text up to the NUL).
     private static func checkSendable(_ binds: [PostgresBind]) throws {
         for bind in binds where bind.format == .text && bind.bytes?.contains(0) == true {
-            throw PGError(
-                .server,
-                message: "invalid byte sequence for encoding \"UTF8\": 0x00",
-                sqlState: SQLState("22021")
-            )
+            throw PGError(.server, message: "invalid byte sequence for encoding \"UTF8\": 0x00", sqlState: SQLState("22021"))
         }
     }
 
@@ -604,9 +501,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// lives for the duration of `body`.
     private static func withParameters<Result>(
         _ binds: [PostgresBind],
-        _ body: (
-            UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?
-        ) -> Result
+        _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> Result
     ) -> Result {
         var buffer: [UInt8] = []
         var offsets: [Int?] = []
@@ -674,5 +569,138 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         let affected = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? rowCount
         return PostgresRows(columns: columns, affectedRows: affected, bytes: bytes, ranges: ranges)
+    }
+}
+
+/// A connected libpq handle on its way from the thread that connected it to its actor.
+///
+/// `@unchecked Sendable`: it is made on one thread and taken once on another, after the
+/// continuation that carries it has handed it over; nothing uses it in between.
+private final class ConnectedHandle: @unchecked Sendable {
+    private var handle: OpaquePointer?
+
+    /// Connects, blocking (see ``PostgresConnection/connect(configuration:)``).
+    init(parameters: [(keyword: String, value: String)]) throws {
+        let keywords = parameters.map { strdup($0.keyword) } + [nil]
+        let values = parameters.map { strdup($0.value) } + [nil]
+        defer {
+            for keyword in keywords { free(keyword) }
+            for value in values { free(value) }
+        }
+        // The arrays outlive the call; libpq copies what it keeps.
+        let connection = keywords.map { UnsafePointer($0) }.withUnsafeBufferPointer { keywordPointers in
+            values.map { UnsafePointer($0) }.withUnsafeBufferPointer { valuePointers in
+                PQconnectdbParams(keywordPointers.baseAddress, valuePointers.baseAddress, 0)
+            }
+        }
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.map { PostgresConnection.errorMessage(of: $0) } ?? "out of memory"
+            PQfinish(connection)  // required even after a failed connect
+            throw PGError(.connectionFailed, message: message)
+        }
+        handle = connection
+    }
+
+    func take() -> OpaquePointer {
+        defer { handle = nil }
+        return handle!
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+}
+
+/// What any task needs to cancel the statement a connection runs: the libpq cancel handle, and
+/// whether a statement runs now. Sendable: its state sits behind a `Mutex`, and `PQcancel` is
+/// documented as safe from any thread.
+private final class Canceller: Sendable {
+    private let state: Mutex<State>
+
+    private struct State: ~Copyable {
+        var handle: CancelHandle?
+        var isRunning = false
+        /// Set by `cancel()` until `reset()`: statements started after a cancellation fail at
+        /// once instead of running.
+        var isCancelled = false
+        /// A cancel request is on its way to the server. Until it has arrived it could still
+        /// cancel a later statement, so the connection serves no other caller meanwhile.
+        var isSending = false
+    }
+
+    init(_ cancel: OpaquePointer?) {
+        state = Mutex(State(handle: cancel.map(CancelHandle.init)))
+    }
+
+    func cancel() {
+        let handle = state.withLock { state -> CancelHandle? in
+            state.isCancelled = true
+            guard state.isRunning, !state.isSending, let handle = state.handle else { return nil }
+            state.isSending = true
+            return handle
+        }
+        guard let handle else { return }
+        // `PQcancel` connects to the server and waits for it to hang up: not on the cancelling
+        // thread (an event loop, often), and not under the lock a statement's end takes.
+        DispatchQueue.global().async {
+            handle.send()
+            self.state.withLock { $0.isSending = false }
+        }
+    }
+
+    func reset() -> Bool {
+        state.withLock { state in
+            state.isCancelled = false
+            return !state.isSending
+        }
+    }
+
+    func close() {
+        state.withLock { $0.handle = nil }
+    }
+
+    /// Marks a statement as running, so `cancel()` cancels it on the server; throws if the
+    /// caller was cancelled already.
+    func startRunning() throws {
+        let cancelledBefore = state.withLock { state in
+            state.isRunning = !state.isCancelled
+            return state.isCancelled
+        }
+        if cancelledBefore { throw CancellationError() }
+    }
+
+    /// Ends what ``startRunning()`` began: a server-side cancel we asked for becomes
+    /// `CancellationError`; any other result is returned for checking.
+    func finishRunning(_ result: OpaquePointer?) throws -> OpaquePointer? {
+        let cancelled = state.withLock { state in
+            state.isRunning = false
+            return state.isCancelled
+        }
+        if cancelled, let result, PostgresConnection.sqlState(of: result) == .queryCanceled {
+            PQclear(result)
+            throw CancellationError()
+        }
+        return result
+    }
+}
+
+/// A `PGcancel`, freed when its last holder lets go: a cancel request still being sent may
+/// outlive the connection. `@unchecked Sendable`: libpq documents `PQcancel` as safe from any
+/// thread, and nothing else uses the pointer.
+private final class CancelHandle: @unchecked Sendable {
+    private let pointer: OpaquePointer
+
+    init(_ pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        PQfreeCancel(pointer)
+    }
+
+    /// Asks the server to cancel what the connection is running, and waits for its reply.
+    func send() {
+        var buffer = [CChar](repeating: 0, count: 256)
+        _ = PQcancel(pointer, &buffer, Int32(buffer.count))
     }
 }

@@ -14,7 +14,7 @@ struct DatabaseSession {
         _ body: (DatabaseSession) async throws -> Result
     ) async throws -> Result {
         let logger = Logger(label: "purse")
-        let workspace = try Workspace.open(options, logger: logger)
+        let workspace = try await Workspace.open(options, logger: logger)
         defer { workspace.close(logger: logger) }
         let pool = PostgresClient(configuration: workspace.database, options: .init(maxConnections: 2))
         do {

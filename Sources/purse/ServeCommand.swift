@@ -140,7 +140,7 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { LogfmtLogHandler(label: $0, level: settings.logLevel) }
         let logger = Logger(label: "purse")
 
-        let workspace = try Workspace.open(database, logger: logger)
+        let workspace = try await Workspace.open(database, logger: logger)
         defer { workspace.close(logger: logger) }
         let pool = PostgresClient(
             configuration: workspace.database,

@@ -1,6 +1,6 @@
 import Foundation
-import Logging
 import LocalPostgres
+import Logging
 import Postgres
 import PurseCore
 
@@ -18,7 +18,7 @@ struct Workspace {
     /// The database the local default keeps Purse's data in.
     static let localDatabaseName = "purse"
 
-    static func open(_ options: DatabaseOptions, logger: Logger) throws -> Workspace {
+    static func open(_ options: DatabaseOptions, logger: Logger) async throws -> Workspace {
         let dataDirectory = options.resolvedDataDirectory
         let masterKey = try MasterKeyFile.load(file: options.resolvedMasterKeyFile, logger: logger)
         if let url = options.resolvedDatabaseURL {
@@ -38,7 +38,7 @@ struct Workspace {
             logger.info("Started the local PostgreSQL in \(cluster.directory.path) on 127.0.0.1:\(port)")
         }
         do {
-            try createLocalDatabaseIfNeeded(cluster)
+            try await createLocalDatabaseIfNeeded(cluster)
         } catch {
             if started { try? cluster.stop() }
             throw error
@@ -61,12 +61,16 @@ struct Workspace {
         }
     }
 
-    private static func createLocalDatabaseIfNeeded(_ cluster: LocalCluster) throws {
-        let connection = try PostgresConnection(configuration: try cluster.configuration(database: "postgres"))
+    private static func createLocalDatabaseIfNeeded(_ cluster: LocalCluster) async throws {
+        let connection = try await PostgresConnection.connect(configuration: try cluster.configuration(database: "postgres"))
+        try await createLocalDatabaseIfNeeded(on: connection)
+    }
+
+    private static func createLocalDatabaseIfNeeded(on connection: isolated PostgresConnection) async throws {
         defer { connection.close() }
-        let existing = try connection.query("SELECT 1 FROM pg_database WHERE datname = \(localDatabaseName)")
+        let existing = try await connection.query("SELECT 1 FROM pg_database WHERE datname = \(localDatabaseName)")
         if existing.isEmpty {
-            try connection.simpleQuery("CREATE DATABASE \(localDatabaseName)")
+            try await connection.simpleQuery("CREATE DATABASE \(localDatabaseName)")
         }
     }
 }

@@ -21,7 +21,7 @@ struct ConnectionTests {
         #expect(!configuration.description.contains("p/ss"))
     }
 
-    @Test func aVanishedServerIsNoticedByDefaultUnlessTheURLSaysOtherwise() throws {
+    @Test func aVanishedServerIsNoticedByDefaultUnlessTheURLSaysOtherwise() async throws {
         let defaults = try PostgresConfiguration(url: "postgres://u@db.example/purse")
         #expect(defaults.value(for: "keepalives_idle") == "30")
         #expect(defaults.value(for: "keepalives_interval") == "10")
@@ -31,37 +31,37 @@ struct ConnectionTests {
         #expect(chosen.value(for: "keepalives_idle") == "5")
         #expect(chosen.value(for: "tcp_user_timeout") == "0")
         // libpq accepts them all: a connection with the defaults opens.
-        let connection = try PostgresConnection(configuration: TestPostgres.serverConfiguration())
-        connection.close()
+        let connection = try await PostgresConnection.connect(configuration: TestPostgres.serverConfiguration())
+        await connection.close()
     }
 
-    @Test func theHeartbeatPassesAndKeepsNotificationsThatArriveMeanwhile() throws {
+    @Test func theHeartbeatPassesAndKeepsNotificationsThatArriveMeanwhile() async throws {
         let configuration = try TestPostgres.serverConfiguration()
-        let listener = try PostgresConnection(configuration: configuration)
-        defer { listener.close() }
-        try listener.simpleQuery("LISTEN heartbeat_test")
-        let sender = try PostgresConnection(configuration: configuration)
-        defer { sender.close() }
-        try sender.simpleQuery("NOTIFY heartbeat_test, 'during'")
-        try listener.checkAlive(within: .seconds(5))
-        #expect(try listener.notifications(waitingUpTo: .seconds(5)).map(\.payload) == ["during"])
-        #expect(listener.isInTransaction == false)
+        let listener = try await PostgresConnection.connect(configuration: configuration)
+        let sender = try await PostgresConnection.connect(configuration: configuration)
+        try await listener.simpleQuery("LISTEN heartbeat_test")
+        try await sender.simpleQuery("NOTIFY heartbeat_test, 'during'")
+        try await listener.checkAlive(within: .seconds(5))
+        #expect(try await listener.notifications(waitingUpTo: .seconds(5)).map(\.payload) == ["during"])
+        #expect(await listener.isInTransaction == false)
+        await listener.close()
+        await sender.close()
     }
 
-    @Test func theHeartbeatFailsWhenTheServerStopsAnswering() throws {
+    @Test func theHeartbeatFailsWhenTheServerStopsAnswering() async throws {
         var configuration = try TestPostgres.serverConfiguration()
         let proxy = try SilenceableProxy(upstreamPort: try #require(configuration.value(for: "port").flatMap { Int($0) }))
         defer { proxy.stop() }
         configuration.set("host", "127.0.0.1")
         configuration.set("port", String(proxy.port))
-        let connection = try PostgresConnection(configuration: configuration)
-        defer { connection.close() }
-        try connection.checkAlive(within: .seconds(5))
+        let connection = try await PostgresConnection.connect(configuration: configuration)
+        try await connection.checkAlive(within: .seconds(5))
         proxy.silence()
         let started = ContinuousClock.now
-        let error = #expect(throws: PGError.self) { try connection.checkAlive(within: .seconds(1)) }
+        let error = await #expect(throws: PGError.self) { try await connection.checkAlive(within: .seconds(1)) }
         #expect(error?.kind == .connectionFailed)
         #expect(ContinuousClock.now - started < .seconds(4))
+        await connection.close()
     }
 
     @Test(arguments: ["mysql://u@h/db", "not a url", "postgres://u@h/a/b", "postgres://u@h/db?sslmode"])
@@ -70,30 +70,30 @@ struct ConnectionTests {
         #expect(error?.kind == .invalidConfiguration)
     }
 
-    @Test func aRefusedConnectionSaysSo() throws {
+    @Test func aRefusedConnectionSaysSo() async throws {
         let port = LocalCluster.ephemeralPort() ?? 1
         let configuration = try PostgresConfiguration(url: "postgres://postgres@127.0.0.1:\(port)/postgres")
-        let error = #expect(throws: PGError.self) { try PostgresConnection(configuration: configuration) }
+        let error = await #expect(throws: PGError.self) { try await PostgresConnection.connect(configuration: configuration) }
         #expect(error?.kind == .connectionFailed)
         #expect(error?.isUnavailable == true)
         #expect(error?.message.contains("refused") == true)
     }
 
-    @Test func aWrongPasswordSaysSoWithoutTheSecret() throws {
+    @Test func aWrongPasswordSaysSoWithoutTheSecret() async throws {
         var configuration = try TestPostgres.serverConfiguration()
         configuration.set("password", "definitely-wrong-7731")
-        let error = #expect(throws: PGError.self) { try PostgresConnection(configuration: configuration) }
+        let error = await #expect(throws: PGError.self) { try await PostgresConnection.connect(configuration: configuration) }
         #expect(error?.kind == .connectionFailed)
         #expect(error?.message.contains("password authentication failed") == true)
         #expect(error?.message.contains("definitely-wrong-7731") == false)
     }
 
-    @Test func closeIsSafeTwice() throws {
-        let connection = try PostgresConnection(configuration: TestPostgres.serverConfiguration())
-        #expect(connection.isUsable)
-        connection.close()
-        connection.close()
-        #expect(!connection.isUsable)
-        #expect(throws: PGError.self) { try connection.query("SELECT 1") }
+    @Test func closeIsSafeTwice() async throws {
+        let connection = try await PostgresConnection.connect(configuration: TestPostgres.serverConfiguration())
+        #expect(await connection.isUsable)
+        await connection.close()
+        await connection.close()
+        #expect(await !connection.isUsable)
+        await #expect(throws: PGError.self) { try await connection.query("SELECT 1") }
     }
 }

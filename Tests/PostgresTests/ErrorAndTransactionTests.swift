@@ -34,8 +34,8 @@ struct ErrorAndTransactionTests {
         try await TestPostgres.withDatabase { client in
             try await client.query("CREATE TABLE items (n int)")
             try await client.withTransaction { connection in
-                try connection.query("INSERT INTO items VALUES (\(1))")
-                try connection.query("INSERT INTO items VALUES (\(2))")
+                try await connection.query("INSERT INTO items VALUES (\(1))")
+                try await connection.query("INSERT INTO items VALUES (\(2))")
             }
             let rows = try await client.query("SELECT count(*) AS n FROM items")
             #expect(try rows[0]["n", as: Int.self] == 2)
@@ -48,14 +48,14 @@ struct ErrorAndTransactionTests {
             try await client.query("CREATE TABLE items (n int)")
             await #expect(throws: Refused.self) {
                 try await client.withTransaction { connection in
-                    try connection.query("INSERT INTO items VALUES (\(1))")
+                    try await connection.query("INSERT INTO items VALUES (\(1))")
                     throw Refused()
                 }
             }
             await #expect(throws: PGError.self) {
                 try await client.withTransaction { connection in
-                    try connection.query("INSERT INTO items VALUES (\(2))")
-                    try connection.query("INSERT INTO items VALUES ('not a number')")
+                    try await connection.query("INSERT INTO items VALUES (\(2))")
+                    try await connection.query("INSERT INTO items VALUES ('not a number')")
                 }
             }
             let rows = try await client.query("SELECT count(*) AS n FROM items")
@@ -69,15 +69,15 @@ struct ErrorAndTransactionTests {
             try await client.query("CREATE TABLE items (n int)")
             let error = await #expect(throws: PGError.self) {
                 try await client.withTransaction { connection in
-                    try connection.query("INSERT INTO items VALUES (\(1))")
-                    _ = try? connection.query("INSERT INTO items VALUES ('not a number')")
+                    try await connection.query("INSERT INTO items VALUES (\(1))")
+                    _ = try? await connection.query("INSERT INTO items VALUES ('not a number')")
                 }
             }
             #expect(error?.sqlState == .inFailedTransaction)
             let rows = try await client.query("SELECT count(*) AS n FROM items")
             #expect(try rows[0]["n", as: Int.self] == 0)
             // The connection went back to the pool usable.
-            try await client.withTransaction { _ = try $0.query("INSERT INTO items VALUES (\(2))") }
+            try await client.withTransaction { _ = try await $0.query("INSERT INTO items VALUES (\(2))") }
             #expect(try await client.query("SELECT count(*) AS n FROM items")[0]["n", as: Int.self] == 1)
         }
     }
@@ -85,8 +85,8 @@ struct ErrorAndTransactionTests {
     @Test func aTransactionRunsOnOneConnection() async throws {
         try await TestPostgres.withDatabase { client in
             let (first, second, transactionIDs) = try await client.withTransaction { connection in
-                let a = try connection.query("SELECT pg_backend_pid() AS pid, txid_current() AS tx")
-                let b = try connection.query("SELECT pg_backend_pid() AS pid, txid_current() AS tx")
+                let a = try await connection.query("SELECT pg_backend_pid() AS pid, txid_current() AS tx")
+                let b = try await connection.query("SELECT pg_backend_pid() AS pid, txid_current() AS tx")
                 return (
                     try a[0]["pid", as: Int32.self], try b[0]["pid", as: Int32.self],
                     [try a[0]["tx", as: Int.self], try b[0]["tx", as: Int.self]]
@@ -107,31 +107,33 @@ struct ErrorAndTransactionTests {
             // still go with the next one, so this insert is rolled back with the rest.
             await #expect(throws: Refused.self) {
                 try await client.withTransaction { connection in
-                    #expect(throws: PGError.self) { try connection.query("SELECT \("a\u{0}b")::text AS t") }
-                    try connection.query("INSERT INTO items VALUES (\(1))")
-                    #expect(connection.isInTransaction)
+                    let refusedBeforeSending = (try? await connection.query("SELECT \("a\u{0}b")::text AS t")) == nil
+                    try await connection.query("INSERT INTO items VALUES (\(1))")
+                    let inTransaction = connection.isInTransaction
+                    #expect(refusedBeforeSending && inTransaction)
                     throw Refused()
                 }
             }
             // A first statement that fails on the server leaves the block failed, then rolled back.
             await #expect(throws: PGError.self) {
                 try await client.withTransaction { connection in
-                    try connection.query("SELECT 1 / \(0) AS n")
+                    try await connection.query("SELECT 1 / \(0) AS n")
                 }
             }
             // A first statement that is new to the connection is prepared, then sent with the BEGIN.
             let (inBlock, rows) = try await client.withTransaction { connection in
-                let rows = try connection.query("INSERT INTO items VALUES (\(2)) RETURNING n")
+                let rows = try await connection.query("INSERT INTO items VALUES (\(2)) RETURNING n")
                 return (connection.isInTransaction, rows)
             }
             #expect(inBlock)
             #expect(try rows[0]["n", as: Int.self] == 2)
             // A body that runs no statement, and one whose first is simple-query text.
             try await client.withTransaction { _ in }
-            try await client.withTransaction { connection in
-                try connection.simpleQuery("INSERT INTO items VALUES (3)")
-                #expect(connection.isInTransaction)
+            let simpleInBlock = try await client.withTransaction { connection in
+                try await connection.simpleQuery("INSERT INTO items VALUES (3)")
+                return connection.isInTransaction
             }
+            #expect(simpleInBlock)
             let count = try await client.query("SELECT count(*) AS n FROM items")
             #expect(try count[0]["n", as: Int.self] == 2)
             // The connection is still good for statements outside any block.
@@ -149,7 +151,7 @@ struct ErrorAndTransactionTests {
             let seen = try await client.withTransaction { connection in
                 try connection.queryLater("INSERT INTO items VALUES (\(1))")
                 try connection.queryLater("INSERT INTO items VALUES (\(2))")
-                let rows = try connection.query("SELECT count(*) AS n FROM items")
+                let rows = try await connection.query("SELECT count(*) AS n FROM items")
                 try connection.queryLater("INSERT INTO items VALUES (\(3))")
                 return try rows[0]["n", as: Int.self]
             }
@@ -162,7 +164,7 @@ struct ErrorAndTransactionTests {
             // A queued statement that fails is thrown by the COMMIT, and the whole block is undone.
             await #expect(throws: PGError.self) {
                 try await client.withTransaction { connection in
-                    try connection.query("INSERT INTO items VALUES (\(5))")
+                    try await connection.query("INSERT INTO items VALUES (\(5))")
                     try connection.queryLater("INSERT INTO items VALUES (\(1))")  // a duplicate key
                 }
             }
@@ -170,7 +172,7 @@ struct ErrorAndTransactionTests {
             await #expect(throws: PGError.self) {
                 try await client.withTransaction { connection in
                     try connection.queryLater("INSERT INTO items VALUES (\(1))")
-                    try connection.query("INSERT INTO items VALUES (\(6))")
+                    try await connection.query("INSERT INTO items VALUES (\(6))")
                 }
             }
             #expect(try await Self.count(client) == 4)
@@ -205,14 +207,14 @@ struct ErrorAndTransactionTests {
             let terminate: PostgresQuery = "SELECT pg_terminate_backend(pg_backend_pid())"
             let error = await #expect(throws: PGError.self) {
                 try await client.withTransaction { connection in
-                    try connection.query("INSERT INTO items VALUES (\(1))")
+                    try await connection.query("INSERT INTO items VALUES (\(1))")
                     try connection.queryLater("INSERT INTO items VALUES (\(2))")
                     if atCommit {
                         // The termination travels just ahead of the COMMIT, whose answer never comes.
                         try connection.queryLater(terminate)
                     } else {
-                        try connection.query(terminate)
-                        try connection.query("INSERT INTO items VALUES (\(3))")
+                        try await connection.query(terminate)
+                        try await connection.query("INSERT INTO items VALUES (\(3))")
                     }
                 }
             }
@@ -234,8 +236,8 @@ struct ErrorAndTransactionTests {
         try await TestPostgres.withDatabase(options: .init(maxConnections: 1)) { client in
             try await client.query("CREATE TABLE items (n int)")
             try await client.withConnection { connection in
-                try connection.simpleQuery("BEGIN")
-                try connection.query("INSERT INTO items VALUES (\(1))")
+                try await connection.simpleQuery("BEGIN")
+                try await connection.query("INSERT INTO items VALUES (\(1))")
             }
             let rows = try await client.query("SELECT count(*) AS n FROM items")
             #expect(try rows[0]["n", as: Int.self] == 0)
@@ -248,11 +250,11 @@ struct ErrorAndTransactionTests {
             try await client.withConnection { connection in
                 for round in 0..<3 {
                     for n in 0..<(limit / 2 + 10) {
-                        let rows = try connection.query(.init(unsafeSQL: "SELECT \(n) + $1::int8 AS v", binds: [round.postgresBind]))
+                        let rows = try await connection.query(.init(unsafeSQL: "SELECT \(n) + $1::int8 AS v", binds: [round.postgresBind]))
                         #expect(try rows[0]["v", as: Int.self] == n + round)
                     }
                 }
-                let prepared = try connection.query("SELECT count(*) AS n FROM pg_prepared_statements")
+                let prepared = try await connection.query("SELECT count(*) AS n FROM pg_prepared_statements")
                 #expect(try prepared[0]["n", as: Int.self] <= limit)
             }
         }

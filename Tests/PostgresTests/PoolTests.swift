@@ -10,7 +10,7 @@ struct PoolTests {
     @Test func callersWaitForAFreeConnectionThenTimeOutClearly() async throws {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .milliseconds(300))
         try await TestPostgres.withDatabase(options: options) { client in
-            async let holder: Void = client.withConnection { try $0.query("SELECT pg_sleep(1.2)") }
+            async let holder: Void = client.withConnection { try await $0.query("SELECT pg_sleep(1.2)") }
             try await Task.sleep(for: .milliseconds(150))
             let started = ContinuousClock.now
             let error = await #expect(throws: PGError.self) { try await client.query("SELECT 1") }
@@ -35,7 +35,7 @@ struct PoolTests {
     @Test func eachWaiterTimesOutAfterItsOwnFullTimeout() async throws {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .milliseconds(400))
         try await TestPostgres.withDatabase(options: options) { client in
-            async let holder: Void = client.withConnection { try $0.query("SELECT pg_sleep(4)") }
+            async let holder: Void = client.withConnection { try await $0.query("SELECT pg_sleep(4)") }
             try await Task.sleep(for: .milliseconds(100))
             let waits = try await withThrowingTaskGroup(of: Duration.self) { group in
                 for _ in 0..<2 {
@@ -62,20 +62,20 @@ struct PoolTests {
     @Test func aLaterWaiterOutlivesAnEarlierDeadline() async throws {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(4))
         try await TestPostgres.withDatabase(options: options) { client in
-            let (first, second) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-            async let firstHolder: Void = client.withConnection { _ in first.wait() }
+            let (first, second) = (Gate(), Gate())
+            async let firstHolder: Void = client.withConnection { _ in await first.wait() }
             try await Task.sleep(for: .milliseconds(200))
             // Waits from 0 s (deadline 4 s) and is served at once: the timer stays set for 4 s.
             let earlierWait = ContinuousClock.now
-            async let secondHolder: Void = client.withConnection { _ in second.wait() }
+            async let secondHolder: Void = client.withConnection { _ in await second.wait() }
             try await Task.sleep(for: .milliseconds(200))
-            first.signal()
+            first.open()
             try await firstHolder
             // Joins at 2 s (deadline 6 s); the connection comes free at 4.5 s.
             try await Task.sleep(until: earlierWait + .seconds(2))
             async let later = client.query("SELECT 3 AS three")
             try await Task.sleep(until: earlierWait + .milliseconds(4500))
-            second.signal()
+            second.open()
             try await secondHolder
             #expect(try await later[0]["three", as: Int32.self] == 3)
             #expect(client.statistics.timeouts == 0)
@@ -88,8 +88,8 @@ struct PoolTests {
     @Test func aCancelledWaiterLeavesTheQueue() async throws {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(30))
         try await TestPostgres.withDatabase(options: options) { client in
-            let release = DispatchSemaphore(value: 0)
-            async let holder: Void = client.withConnection { _ in release.wait() }
+            let release = Gate()
+            async let holder: Void = client.withConnection { _ in await release.wait() }
             try await Task.sleep(for: .milliseconds(200))
             let cancelled = Task { try await client.query("SELECT 1") }
             try await Self.waitUntil { client.statistics.waiting == 1 }
@@ -100,7 +100,7 @@ struct PoolTests {
             await #expect(throws: CancellationError.self) { try await cancelled.value }
             #expect(ContinuousClock.now - started < .seconds(5))
             #expect(client.statistics.waiting == 1)
-            release.signal()
+            release.open()
             try await holder
             #expect(try await next[0]["two", as: Int32.self] == 2)
             #expect(client.statistics.waiting == 0)
@@ -125,7 +125,7 @@ struct PoolTests {
         try await TestPostgres.withDatabase(options: options) { client in
             let order = ServiceOrder()
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { _ = try await client.withConnection { try $0.query("SELECT pg_sleep(0.4)") } }
+                group.addTask { _ = try await client.withConnection { try await $0.query("SELECT pg_sleep(0.4)") } }
                 try await Task.sleep(for: .milliseconds(100))
                 for caller in 1...5 {
                     group.addTask {
@@ -153,15 +153,13 @@ struct PoolTests {
         }
     }
 
-    /// Both ways a statement runs: its first run on a pool thread, and once prepared without one
-    /// (see LoneStatementTests).
+    /// A statement's first run (its Parse travels with it) and a prepared one's.
     @Test(arguments: [false, true])
     func cancellingTheTaskCancelsTheRunningQuery(preparedBefore: Bool) async throws {
         try await TestPostgres.withDatabase(options: .init(maxConnections: 1)) { client in
             let sleep: @Sendable (Int) -> PostgresQuery = { seconds in "SELECT pg_sleep(\(seconds))" }
             if preparedBefore {
                 try await client.query(sleep(0))
-                #expect(try await client.withConnection { $0.readyStatement(for: sleep(30)) } != nil)
             }
             let started = ContinuousClock.now
             let task = Task { try await client.query(sleep(30)) }

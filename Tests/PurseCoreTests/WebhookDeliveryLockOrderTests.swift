@@ -14,20 +14,21 @@ struct WebhookDeliveryLockOrderTests {
         try await TestPostgres.withDatabase { pool in
             try await Schema.migrator().migrate(pool)
             try await pool.withTransaction { connection in
-                try connection.query("INSERT INTO accounts (id, name, created) VALUES ('acct_lock', 'Lock order', 0)")
-                try connection.query(
+                try await connection.query("INSERT INTO accounts (id, name, created) VALUES ('acct_lock', 'Lock order', 0)")
+                try await connection.query(
                     """
                     INSERT INTO webhook_endpoints (id, account_id, created, url, enabled_events, status)
                     VALUES ('we_lock', 'acct_lock', 0, 'http://127.0.0.1:9/', '{*}', 'enabled')
                     """
                 )
-                try connection.query(
+                try await connection.query(
                     """
                     INSERT INTO events (id, account_id, created, type, api_version, data)
                     VALUES ('evt_lock', 'acct_lock', \(Int(Date().timeIntervalSince1970)), 'customer.created', '2025-01-01', '{}')
                     """
                 )
-                try connection.query("INSERT INTO webhook_deliveries (account_id, endpoint_id, event_id) VALUES ('acct_lock', 'we_lock', 'evt_lock')")
+                try await connection.query(
+                    "INSERT INTO webhook_deliveries (account_id, endpoint_id, event_id) VALUES ('acct_lock', 'we_lock', 'evt_lock')")
             }
             let store = WebhookDeliveryStore(
                 pool: pool, masterKey: try MasterKey(bytes: Array(0..<32)), retrySchedule: [60], giveUpAfter: 3600,
@@ -37,14 +38,14 @@ struct WebhookDeliveryLockOrderTests {
 
             // The endpoint's change: its row first, then, once the recording waits behind it, its
             // deliveries. Signals and PostgreSQL's own lock table order the steps, not sleeps.
-            let endpointLocked = DispatchSemaphore(value: 0)
+            let endpointLocked = Gate()
             async let change: Void = pool.withTransaction { connection in
-                try connection.query("SELECT 1 FROM webhook_endpoints WHERE id = 'we_lock' FOR UPDATE")
-                endpointLocked.signal()
-                try Self.waitUntilAnotherSessionWaits(on: connection)
-                try connection.query("UPDATE webhook_deliveries SET state = 'failed' WHERE endpoint_id = 'we_lock' AND state = 'pending'")
+                try await connection.query("SELECT 1 FROM webhook_endpoints WHERE id = 'we_lock' FOR UPDATE")
+                endpointLocked.open()
+                try await Self.waitUntilAnotherSessionWaits(on: connection)
+                try await connection.query("UPDATE webhook_deliveries SET state = 'failed' WHERE endpoint_id = 'we_lock' AND state = 'pending'")
             }
-            try await Blocking.run { endpointLocked.wait() }
+            await endpointLocked.wait()
             async let recording: Void = store.record(attempt, outcome: .init(statusCode: nil, error: "refused", durationMs: 1))
             try await change
             try await recording
@@ -58,16 +59,16 @@ struct WebhookDeliveryLockOrderTests {
 
     /// Returns once a session waits for a lock `connection` holds (the recording, blocked on
     /// the endpoint's row); fails the test if none does within 30 s.
-    private static func waitUntilAnotherSessionWaits(on connection: PostgresConnection) throws {
+    private static func waitUntilAnotherSessionWaits(on connection: isolated PostgresConnection) async throws {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             // Inside a transaction the activity view is a snapshot taken at its first read.
-            try connection.query("SELECT pg_stat_clear_snapshot()")
-            let rows = try connection.query(
+            try await connection.query("SELECT pg_stat_clear_snapshot()")
+            let rows = try await connection.query(
                 "SELECT count(*) AS waiting FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))"
             )
             if try rows[0]["waiting", as: Int.self] > 0 { return }
-            Thread.sleep(forTimeInterval: 0.01)
+            try await Task.sleep(for: .milliseconds(10))
         }
         throw RecordingNeverWaited()
     }

@@ -63,14 +63,14 @@ struct ReadTimeoutTests {
     @Test func aTimedOutRequestThatCannotBeAnsweredIsClosedAfterAGrace() async throws {
         try await LiveServer.with(configuration: Self.twoSeconds) { server in
             let account = try await server.makeAccount()
-            let locker = try await Blocking.run { try PostgresConnection(configuration: server.pool.configuration) }
-            defer { locker.close() }
-            try await Blocking.run { try locker.simpleQuery("BEGIN; LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE") }
+            let locker = try await PostgresConnection.connect(configuration: server.pool.configuration)
+            try await locker.simpleQuery("BEGIN; LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE")
             let connection = try await open(server, sending: head(account.secretKey, length: 100) + "name=half")
             let started = ContinuousClock.now
             await #expect(throws: (any Error).self) { try await connection.response(timeout: 40) }
             let waited = ContinuousClock.now - started
-            try await Blocking.run { try locker.simpleQuery("ROLLBACK") }
+            try await locker.simpleQuery("ROLLBACK")
+            await locker.close()
             // The body's 2 s and then the grace's 10 s, not the 40 s this side would wait.
             #expect(waited > .seconds(11))
             #expect(waited < .seconds(30))

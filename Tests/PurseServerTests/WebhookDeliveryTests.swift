@@ -112,8 +112,8 @@ struct WebhookDeliveryTests {
                 let first = try await Self.waitForAttempts(1, endpoint: endpointID, api: api)
                 let spoilt = try #require(first[0]["event"]?.stringValue)
                 try await server.pool.withTransaction { connection in
-                    try connection.query("UPDATE events SET data = '[1]' WHERE id = \(spoilt)")
-                    try connection.query(
+                    try await connection.query("UPDATE events SET data = '[1]' WHERE id = \(spoilt)")
+                    try await connection.query(
                         "UPDATE webhook_deliveries SET next_attempt_at = now() - interval '1 second' WHERE event_id = \(spoilt)"
                     )
                 }

@@ -15,8 +15,8 @@ extension LiveServer {
             throw TestSetupError("The probe key was refused before the change")
         }
         try await pool.withTransaction { connection in
-            try connection.query(change)
-            try connection.query("UPDATE ephemeral_keys SET expires = extract(epoch FROM now())::bigint - 1 WHERE id = \(probeID)")
+            try await connection.query(change)
+            try await connection.query("UPDATE ephemeral_keys SET expires = extract(epoch FROM now())::bigint - 1 WHERE id = \(probeID)")
         }
         let deadline = ContinuousClock.now + .seconds(10)
         while try await probe.get("/v1/customers/\(customer)").status != 401 {

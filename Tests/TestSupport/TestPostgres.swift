@@ -81,7 +81,7 @@ public enum TestPostgres {
         let templateClause = template.map { " TEMPLATE \($0)" } ?? ""
         let admin = PostgresClient(configuration: server, options: .init(maxConnections: 1))
         do {
-            try await admin.withConnection { try $0.simpleQuery("CREATE DATABASE \(name)\(templateClause)") }
+            try await admin.withConnection { try await $0.simpleQuery("CREATE DATABASE \(name)\(templateClause)") }
             await admin.close()
         } catch {
             await admin.close()
@@ -96,7 +96,7 @@ public enum TestPostgres {
     public static func dropDatabase(_ name: String) async {
         guard let server = try? serverConfiguration() else { return }
         let admin = PostgresClient(configuration: server, options: .init(maxConnections: 1))
-        _ = try? await admin.withConnection { try $0.simpleQuery("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        _ = try? await admin.withConnection { try await $0.simpleQuery("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
         await admin.close()
     }
 

@@ -18,15 +18,15 @@ public struct AccountService: Sendable {
         let secret = Self.newKey(.secret, account: account.id)
         let publishable = Self.newKey(.publishable, account: account.id)
         try await pool.withTransaction { connection in
-            try connection.query(
+            try await connection.query(
                 """
                 INSERT INTO accounts (id, name, created, is_development)
                 VALUES (\(account.id), \(account.name), \(account.created), \(account.isDevelopment))
                 """
             )
-            try Self.insert(secret, on: connection)
-            try Self.insert(publishable, on: connection)
-            try SheetSettingsService.createDefault(account: account.id, on: connection)
+            try await Self.insert(secret, on: connection)
+            try await Self.insert(publishable, on: connection)
+            try await SheetSettingsService.createDefault(account: account.id, on: connection)
         }
         return CreatedAccount(account: account, secretKey: secret, publishableKey: publishable)
     }
@@ -35,18 +35,18 @@ public struct AccountService: Sendable {
     /// the first start), so the local default shows the same keys on every start.
     public func ensureDevelopmentAccount(_ keys: DevelopmentKeys) async throws {
         try await pool.withTransaction { connection in
-            try connection.query(
+            try await connection.query(
                 """
                 INSERT INTO accounts (id, name, created, is_development)
                 VALUES (\(keys.account), \(keys.name), \(keys.created), true)
                 ON CONFLICT (id) DO NOTHING
                 """
             )
-            let settings = try connection.query("SELECT 1 FROM customer_sheet_settings WHERE account_id = \(keys.account) AND is_default")
-            if settings.isEmpty { try SheetSettingsService.createDefault(account: keys.account, on: connection) }
+            let settings = try await connection.query("SELECT 1 FROM customer_sheet_settings WHERE account_id = \(keys.account) AND is_default")
+            if settings.isEmpty { try await SheetSettingsService.createDefault(account: keys.account, on: connection) }
             for (id, key, kind) in [(keys.secretKeyID, keys.secretKey, "secret"), (keys.publishableKeyID, keys.publishableKey, "publishable")] {
                 let hash = SecretHash.sha256(key)
-                try connection.query(
+                try await connection.query(
                     """
                     INSERT INTO api_keys (id, account_id, kind, secret_hash, last4, created)
                     VALUES (\(id), \(keys.account), \(kind), \(hash), \(String(key.suffix(4))), \(keys.created))
@@ -81,9 +81,9 @@ public struct AccountService: Sendable {
     public func createKey(account accountID: String, kind: APIKeyInfo.Kind) async throws -> CreatedKey {
         let key = Self.newKey(kind, account: accountID)
         try await pool.withTransaction { connection in
-            let exists = try connection.query("SELECT 1 FROM accounts WHERE id = \(accountID)")
+            let exists = try await connection.query("SELECT 1 FROM accounts WHERE id = \(accountID)")
             guard !exists.isEmpty else { throw PurseError.noSuch("account", accountID) }
-            try Self.insert(key, on: connection)
+            try await Self.insert(key, on: connection)
         }
         return key
     }
@@ -121,9 +121,9 @@ public struct AccountService: Sendable {
         return CreatedKey(info: info, key: key)
     }
 
-    private static func insert(_ key: CreatedKey, on connection: PostgresConnection) throws {
+    private static func insert(_ key: CreatedKey, on connection: isolated PostgresConnection) async throws {
         let hash = SecretHash.sha256(key.key)
-        try connection.query(
+        try await connection.query(
             """
             INSERT INTO api_keys (id, account_id, kind, secret_hash, last4, created)
             VALUES (\(key.info.id), \(key.info.accountID), \(key.info.kind.rawValue), \(hash), \(key.info.last4), \(key.info.created))

@@ -35,8 +35,8 @@ public struct CustomerSessionService: Sendable {
         // concurrent delete of either cannot leave the session half-bound or alive.
         let (id, expiresAt) = (session.id, session.expiresAt)
         let (settings, inserted) = try await pool.withTransaction { connection in
-            let settings = try SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, on: connection)
-            let inserted = try connection.query(
+            let settings = try await SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, on: connection)
+            let inserted = try await connection.query(
                 """
                 INSERT INTO customer_sessions (id, account_id, customer_id, client_secret_hash, api_key_hash, components, created,
                                                expires_at, sheet_settings_id)
@@ -133,8 +133,8 @@ public struct CustomerSessionService: Sendable {
     }
 
     /// Revokes every session of a customer (in the caller's transaction).
-    static func revokeAll(customer: String, account: String, on connection: PostgresConnection) throws -> Int {
-        try connection.query(
+    static func revokeAll(customer: String, account: String, on connection: isolated PostgresConnection) async throws -> Int {
+        try await connection.query(
             """
             UPDATE customer_sessions SET revoked_at = now()
             WHERE account_id = \(account) AND customer_id = \(customer) AND revoked_at IS NULL AND expires_at > \(Clock.now)

@@ -85,8 +85,8 @@ public struct CustomerService: Sendable {
             try connection.queryLater(insert)
             try connection.queryLater("WITH event AS (\(event)), deliveries AS (\(EventRecorder.deliveries)) SELECT 1")
             if let new = attachment.new { try connection.queryLater(PaymentMethodStore.insert(new, account: caller.accountID)) }
-            let attached = try PaymentMethodService.attach(attachment.id, to: finished.id, caller: caller, on: connection)
-            try events.record(
+            let attached = try await PaymentMethodService.attach(attachment.id, to: finished.id, caller: caller, on: connection)
+            try await events.record(
                 "payment_method.attached", object: try JSONValueEncoder().encode(attached.method),
                 account: caller.accountID, request: request, on: connection
             )
@@ -119,7 +119,7 @@ public struct CustomerService: Sendable {
     ) async throws -> Customer {
         let events = self.events
         return try await pool.withTransaction { connection in
-            let old = try Self.lockActive(id, by: caller, on: connection)
+            let old = try await Self.lockActive(id, by: caller, on: connection)
             var new = old
             if let address = params.address { new.address = try address.value?.address(param: "address") }
             if let description = params.description { new.description = try CustomerFieldRules.description(description.value) }
@@ -132,10 +132,10 @@ public struct CustomerService: Sendable {
             if let requested = params.invoiceSettings?.defaultPaymentMethod {
                 new.invoiceSettings.defaultPaymentMethod = requested.value
                 if let method = requested.value, method != old.invoiceSettings.defaultPaymentMethod {
-                    try Self.requireAttached(method, to: old.id, caller: caller, on: connection)
+                    try await Self.requireAttached(method, to: old.id, caller: caller, on: connection)
                 }
             }
-            return try Self.save(old: old, new: new, caller: caller, request: request, events: events, on: connection)
+            return try await Self.save(old: old, new: new, caller: caller, request: request, events: events, on: connection)
         }
     }
 
@@ -143,9 +143,9 @@ public struct CustomerService: Sendable {
         let events = self.events
         defer { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
         return try await pool.withTransaction { connection in
-            let customer = try Self.lockActive(id, by: caller, on: connection)
+            let customer = try await Self.lockActive(id, by: caller, on: connection)
             // A tombstone: the id stays (retrieve shows it deleted), the personal data goes.
-            try connection.query(
+            try await connection.query(
                 """
                 UPDATE customers
                 SET deleted = true, email = NULL, name = NULL, phone = NULL, description = NULL, address = NULL,
@@ -155,17 +155,17 @@ public struct CustomerService: Sendable {
                 """
             )
             // Its keys stop working and its payment methods are detached for good, in the same transaction.
-            _ = try EphemeralKeyService.revokeAll(customer: id, account: caller.accountID, on: connection)
-            _ = try CustomerSessionService.revokeAll(customer: id, account: caller.accountID, on: connection)
+            _ = try await EphemeralKeyService.revokeAll(customer: id, account: caller.accountID, on: connection)
+            _ = try await CustomerSessionService.revokeAll(customer: id, account: caller.accountID, on: connection)
             let encoder = JSONValueEncoder()
-            for method in try PaymentMethodStore.detachAll(customer: id, account: caller.accountID, on: connection) {
-                try events.record(
+            for method in try await PaymentMethodStore.detachAll(customer: id, account: caller.accountID, on: connection) {
+                try await events.record(
                     "payment_method.detached", object: try encoder.encode(method),
                     previousAttributes: ["customer": .string(id)], account: caller.accountID, request: request,
                     on: connection
                 )
             }
-            try events.record(
+            try await events.record(
                 "customer.deleted", object: try encoder.encode(customer), account: caller.accountID,
                 request: request, on: connection
             )
@@ -177,9 +177,9 @@ public struct CustomerService: Sendable {
     public func revokeCredentials(_ id: String, by caller: Credential) async throws -> CredentialRevocation {
         defer { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
         return try await pool.withTransaction { connection in
-            let customer = try Self.lockActive(id, by: caller, on: connection)
-            let keys = try EphemeralKeyService.revokeAll(customer: customer.id, account: caller.accountID, on: connection)
-            let sessions = try CustomerSessionService.revokeAll(customer: customer.id, account: caller.accountID, on: connection)
+            let customer = try await Self.lockActive(id, by: caller, on: connection)
+            let keys = try await EphemeralKeyService.revokeAll(customer: customer.id, account: caller.accountID, on: connection)
+            let sessions = try await CustomerSessionService.revokeAll(customer: customer.id, account: caller.accountID, on: connection)
             return CredentialRevocation(customer: customer.id, ephemeralKeysRevoked: keys, customerSessionsRevoked: sessions)
         }
     }
@@ -191,7 +191,7 @@ public struct CustomerService: Sendable {
         if let created = params.created { filter.append(" AND \(created.condition(on: "created"))") }
         let condition = filter
         return try await pool.withConnection { connection in
-            try Self.list.page(on: connection, where: condition, pagination: pagination, decode: Self.customer)
+            try await Self.list.page(on: connection, where: condition, pagination: pagination, decode: Self.customer)
         }
     }
 
@@ -206,9 +206,9 @@ public struct CustomerService: Sendable {
     /// Reads a live customer and locks its row for the rest of the transaction: every change to
     /// a customer or its payment methods goes through this lock, so they never race.
     static func lockActive(
-        _ id: String, by caller: Credential, on connection: PostgresConnection, param: String = "id"
-    ) throws -> Customer {
-        let rows = try connection.query(
+        _ id: String, by caller: Credential, on connection: isolated PostgresConnection, param: String = "id"
+    ) async throws -> Customer {
+        let rows = try await connection.query(
             """
             SELECT \(unsafeSQL: columns) FROM customers
             WHERE id = \(id) AND \(scope(caller)) AND NOT deleted
@@ -221,8 +221,8 @@ public struct CustomerService: Sendable {
 
     private static func save(
         old: Customer, new: Customer, caller: Credential, request: RequestInfo, events: EventRecorder,
-        on connection: PostgresConnection
-    ) throws -> Customer {
+        on connection: isolated PostgresConnection
+    ) async throws -> Customer {
         guard old != new else { return new }
         let update: PostgresQuery = """
             UPDATE customers
@@ -242,7 +242,7 @@ public struct CustomerService: Sendable {
         let encoder = JSONValueEncoder()
         let before = try encoder.encode(old)
         let after = try encoder.encode(new)
-        try events.record(
+        try await events.record(
             "customer.updated", object: after, previousAttributes: AttributeDiff.previousAttributes(from: before, to: after),
             account: caller.accountID, request: request, with: update, on: connection
         )
@@ -250,8 +250,8 @@ public struct CustomerService: Sendable {
     }
 
     /// Refuses a default that is not attached to the customer.
-    static func requireAttached(_ method: String, to customer: String, caller: Credential, on connection: PostgresConnection) throws {
-        let attached = try connection.query(
+    static func requireAttached(_ method: String, to customer: String, caller: Credential, on connection: isolated PostgresConnection) async throws {
+        let attached = try await connection.query(
             """
             SELECT 1 FROM payment_methods
             WHERE id = \(method) AND account_id = \(caller.accountID) AND customer_id = \(customer) AND state = 'attached'

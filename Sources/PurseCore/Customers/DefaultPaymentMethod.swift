@@ -15,9 +15,9 @@ enum DefaultPaymentMethod {
     /// Makes `method` (attached to `customer`, whose row is locked) the default and the selection.
     static func set(
         _ method: String, of customer: Customer, caller: Credential, request: RequestInfo, param: String,
-        events: EventRecorder, on connection: PostgresConnection
-    ) throws -> Customer {
-        let attached = try connection.query(
+        events: EventRecorder, on connection: isolated PostgresConnection
+    ) async throws -> Customer {
+        let attached = try await connection.query(
             """
             SELECT 1 FROM payment_methods
             WHERE id = \(method) AND account_id = \(caller.accountID) AND customer_id = \(customer.id) AND state = 'attached'
@@ -32,24 +32,24 @@ enum DefaultPaymentMethod {
         }
         var updated = customer
         updated.invoiceSettings.defaultPaymentMethod = method
-        try connection.query(
+        try await connection.query(
             """
             UPDATE customers SET default_payment_method = \(method), selected_option = 'payment_method'
             WHERE id = \(customer.id) AND account_id = \(caller.accountID)
             """
         )
-        try recordChange(from: customer, to: updated, caller: caller, request: request, events: events, on: connection)
+        try await recordChange(from: customer, to: updated, caller: caller, request: request, events: events, on: connection)
         return updated
     }
 
     /// Clears the default (and a selection of it).
     static func clear(
         of customer: Customer, caller: Credential, request: RequestInfo, events: EventRecorder,
-        on connection: PostgresConnection
-    ) throws -> Customer {
+        on connection: isolated PostgresConnection
+    ) async throws -> Customer {
         var updated = customer
         updated.invoiceSettings.defaultPaymentMethod = nil
-        try connection.query(
+        try await connection.query(
             """
             UPDATE customers
             SET default_payment_method = NULL,
@@ -57,22 +57,22 @@ enum DefaultPaymentMethod {
             WHERE id = \(customer.id) AND account_id = \(caller.accountID)
             """
         )
-        try recordChange(from: customer, to: updated, caller: caller, request: request, events: events, on: connection)
+        try await recordChange(from: customer, to: updated, caller: caller, request: request, events: events, on: connection)
         return updated
     }
 
     /// Clears the default when it is `method` (being detached).
     static func clearIfDefault(
         _ method: String, of customer: Customer, caller: Credential, request: RequestInfo, events: EventRecorder,
-        on connection: PostgresConnection
-    ) throws {
+        on connection: isolated PostgresConnection
+    ) async throws {
         guard customer.invoiceSettings.defaultPaymentMethod == method else { return }
-        _ = try clear(of: customer, caller: caller, request: request, events: events, on: connection)
+        _ = try await clear(of: customer, caller: caller, request: request, events: events, on: connection)
     }
 
     /// Selects a wallet, or nothing; the default stays for off-session use.
-    static func select(_ wallet: Wallet?, of customer: Customer, caller: Credential, on connection: PostgresConnection) throws {
-        try connection.query(
+    static func select(_ wallet: Wallet?, of customer: Customer, caller: Credential, on connection: isolated PostgresConnection) async throws {
+        try await connection.query(
             """
             UPDATE customers SET selected_option = \(wallet?.rawValue)
             WHERE id = \(customer.id) AND account_id = \(caller.accountID)
@@ -82,13 +82,13 @@ enum DefaultPaymentMethod {
 
     private static func recordChange(
         from old: Customer, to new: Customer, caller: Credential, request: RequestInfo, events: EventRecorder,
-        on connection: PostgresConnection
-    ) throws {
+        on connection: isolated PostgresConnection
+    ) async throws {
         guard old != new else { return }
         let encoder = JSONValueEncoder()
         let before = try encoder.encode(old)
         let after = try encoder.encode(new)
-        try events.record(
+        try await events.record(
             "customer.updated", object: after, previousAttributes: AttributeDiff.previousAttributes(from: before, to: after),
             account: caller.accountID, request: request, on: connection
         )

@@ -10,7 +10,7 @@ public struct SelectedOptionService: Sendable {
 
     public func retrieve(customer: String, by caller: Credential) async throws -> SelectedPaymentOption {
         try await pool.withConnection { connection in
-            try Self.current(customer, by: caller, on: connection)
+            try await Self.current(customer, by: caller, on: connection)
         }
     }
 
@@ -21,26 +21,26 @@ public struct SelectedOptionService: Sendable {
     ) async throws -> SelectedPaymentOption {
         let events = self.events
         return try await pool.withTransaction { connection in
-            let locked = try CustomerService.lockActive(customer, by: caller, on: connection)
+            let locked = try await CustomerService.lockActive(customer, by: caller, on: connection)
             switch option {
             case .clear:
-                try DefaultPaymentMethod.select(nil, of: locked, caller: caller, on: connection)
+                try await DefaultPaymentMethod.select(nil, of: locked, caller: caller, on: connection)
             case .set(let value):
                 if let wallet = DefaultPaymentMethod.Wallet(rawValue: value) {
-                    try DefaultPaymentMethod.select(wallet, of: locked, caller: caller, on: connection)
+                    try await DefaultPaymentMethod.select(wallet, of: locked, caller: caller, on: connection)
                 } else {
-                    _ = try DefaultPaymentMethod.set(
+                    _ = try await DefaultPaymentMethod.set(
                         value, of: locked, caller: caller, request: request, param: param, events: events, on: connection
                     )
                 }
             }
-            return try Self.current(customer, by: caller, on: connection)
+            return try await Self.current(customer, by: caller, on: connection)
         }
     }
 
-    static func current(_ customer: String, by caller: Credential, on connection: PostgresConnection) throws -> SelectedPaymentOption {
+    static func current(_ customer: String, by caller: Credential, on connection: isolated PostgresConnection) async throws -> SelectedPaymentOption {
         if let own = caller.customerID, own != customer { throw PurseError.noSuch("customer", customer, param: "id") }
-        let rows = try connection.query(
+        let rows = try await connection.query(
             """
             SELECT c.selected_option, c.default_payment_method, \(unsafeSQL: prefixed(PaymentMethodStore.columns))
             FROM customers c
@@ -55,7 +55,7 @@ public struct SelectedOptionService: Sendable {
             return SelectedPaymentOption(customer: customer, option: selected, paymentMethod: nil)
         }
         let method = try PaymentMethodStore.paymentMethod(row)
-        return SelectedPaymentOption(
+        return await SelectedPaymentOption(
             customer: customer, option: method.id, paymentMethod: method,
             unavailableReason: try unavailableReason(method, for: caller, on: connection)
         )
@@ -63,13 +63,14 @@ public struct SelectedOptionService: Sendable {
 
     /// Why the sheet could not show the selected method under the settings in force: `expired`,
     /// or `filtered` when the saved-method filter hides it (spec §4).
-    static func unavailableReason(_ method: PaymentMethod, for caller: Credential, on connection: PostgresConnection) throws -> String? {
+    static func unavailableReason(_ method: PaymentMethod, for caller: Credential, on connection: isolated PostgresConnection) async throws -> String?
+    {
         let now = Clock.now
         if let card = method.card, (card.expYear, card.expMonth) < (Calendar.year(of: now), Calendar.month(of: now)) {
             return "expired"
         }
-        let settings = try SheetSettingsService.inForce(for: caller, on: connection)
-        let visible = try connection.query(
+        let settings = try await SheetSettingsService.inForce(for: caller, on: connection)
+        let visible = try await connection.query(
             """
             SELECT \(settings.savedPaymentMethodFilter.condition(now: now)) AS visible
             FROM payment_methods WHERE id = \(method.id) AND account_id = \(caller.accountID)

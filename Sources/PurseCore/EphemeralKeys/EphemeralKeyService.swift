@@ -38,8 +38,8 @@ public struct EphemeralKeyService: Sendable {
         // either waits for the key, then unbinds or revokes it (FOR SHARE makes a delete that
         // commits first visible here, so no key outlives its customer's deletion).
         let inserted = try await pool.withTransaction { connection in
-            let settings = try SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, on: connection)
-            return try connection.query(
+            let settings = try await SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, on: connection)
+            return try await connection.query(
                 """
                 INSERT INTO ephemeral_keys (id, account_id, customer_id, secret_hash, created, expires, sheet_settings_id)
                 SELECT \(key.id), \(caller.accountID), c.id, \(SecretHash.sha256(secret)), \(key.created), \(key.expires), \(settings)
@@ -76,8 +76,8 @@ public struct EphemeralKeyService: Sendable {
     }
 
     /// Revokes every key of a customer (in the caller's transaction): sign out everywhere.
-    static func revokeAll(customer: String, account: String, on connection: PostgresConnection) throws -> Int {
-        try connection.query(
+    static func revokeAll(customer: String, account: String, on connection: isolated PostgresConnection) async throws -> Int {
+        try await connection.query(
             """
             UPDATE ephemeral_keys SET revoked_at = now()
             WHERE account_id = \(account) AND customer_id = \(customer) AND revoked_at IS NULL AND expires > \(Clock.now)

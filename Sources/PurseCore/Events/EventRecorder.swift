@@ -62,8 +62,8 @@ public struct EventRecorder: Sendable {
         account: String,
         request: RequestInfo?,
         with change: PostgresQuery? = nil,
-        on connection: PostgresConnection
-    ) throws {
+        on connection: isolated PostgresConnection
+    ) async throws {
         var statement: PostgresQuery = "WITH "
         if let change { statement.append("change AS (\(change)), ") }
         let event = insert(type, object: object, previousAttributes: previousAttributes, account: account, request: request)

@@ -61,7 +61,7 @@ public struct EventService: Sendable {
         let condition = filter
         let secrets = self.secrets
         return try await pool.withConnection { connection in
-            try Self.list.page(on: connection, where: condition, pagination: pagination) { try Self.event($0, secrets: secrets) }
+            try await Self.list.page(on: connection, where: condition, pagination: pagination) { try Self.event($0, secrets: secrets) }
         }
     }
 

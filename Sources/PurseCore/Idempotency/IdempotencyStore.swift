@@ -70,7 +70,7 @@ public struct IdempotencyStore: Sendable {
             // A key released between this insert's conflict and the read below is free again:
             // claim it anew rather than run without a reservation.
             for _ in 1...3 {
-                if let reservation = try Self.reserve(request, on: connection, sealer: sealer) { return reservation }
+                if let reservation = try await Self.reserve(request, on: connection, sealer: sealer) { return reservation }
             }
             throw PurseError(
                 .idempotencyInUse, code: "idempotency_key_in_use",
@@ -80,8 +80,8 @@ public struct IdempotencyStore: Sendable {
     }
 
     /// One try at ``reserve(_:)``: nil when the key vanished between the insert and the read.
-    private static func reserve(_ request: Request, on connection: PostgresConnection, sealer: ResponseSealer) throws -> Reservation? {
-        let claimed = try connection.query(
+    private static func reserve(_ request: Request, on connection: isolated PostgresConnection, sealer: ResponseSealer) async throws -> Reservation? {
+        let claimed = try await connection.query(
             """
             INSERT INTO idempotency_keys (account_id, key, caller, method, path, params_hash, state, lease_expires_at)
             VALUES (\(request.accountID), \(request.key), \(request.caller), \(request.method), \(request.path),
@@ -96,7 +96,7 @@ public struct IdempotencyStore: Sendable {
             """
         )
         if !claimed.isEmpty { return .proceed }
-        let rows = try connection.query(
+        let rows = try await connection.query(
             """
             SELECT method, path, params_hash, state, lease_expires_at < now() AS lease_expired, status, response
             FROM idempotency_keys
@@ -134,7 +134,7 @@ public struct IdempotencyStore: Sendable {
                     + "Please try again later."
             )
         }
-        let takenOver = try connection.query(
+        let takenOver = try await connection.query(
             """
             UPDATE idempotency_keys SET lease_expires_at = now() + \(Self.seconds(Self.lease)) * interval '1 second'
             WHERE account_id = \(request.accountID) AND caller = \(request.caller) AND key = \(request.key)

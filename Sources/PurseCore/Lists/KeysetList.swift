@@ -18,11 +18,11 @@ public struct KeysetList: Sendable {
 
     /// Fetches one page of the rows matching `filter` (which scopes it to an account, at least).
     public func page<Element>(
-        on connection: PostgresConnection,
+        on connection: isolated PostgresConnection,
         where filter: PostgresQuery,
         pagination: Pagination,
         decode: (PostgresRow) throws -> Element
-    ) throws -> Page<Element> {
+    ) async throws -> Page<Element> {
         var query = select(where: filter)
         var newestFirst = true
         if let cursor = pagination.cursor {
@@ -31,7 +31,7 @@ public struct KeysetList: Sendable {
                 case .after(let id): (id, "starting_after")
                 case .before(let id): (id, "ending_before")
                 }
-            let position = try connection.query(
+            let position = try await connection.query(
                 "SELECT created, seq FROM \(unsafeSQL: table) WHERE id = \(id) AND \(filter)"
             )
             guard let row = position.first else {
@@ -46,7 +46,7 @@ public struct KeysetList: Sendable {
                 newestFirst = false
             }
         }
-        let rows = try connection.query(Self.ordered(query, newestFirst: newestFirst, limit: pagination.limit))
+        let rows = try await connection.query(Self.ordered(query, newestFirst: newestFirst, limit: pagination.limit))
         var elements = try rows.prefix(pagination.limit).map(decode)
         if !newestFirst { elements.reverse() }
         return Page(data: elements, hasMore: rows.count > pagination.limit)

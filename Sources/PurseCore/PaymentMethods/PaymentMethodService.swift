@@ -84,10 +84,10 @@ public struct PaymentMethodService: Sendable {
         }
         return try await pool.withConnection { connection in
             // An unknown customer is named before an unknown cursor.
-            guard try CustomerVisibility.isVisible(customer, by: caller, on: connection) else {
+            guard try await CustomerVisibility.isVisible(customer, by: caller, on: connection) else {
                 throw PurseError.noSuch("customer", customer, param: customerParam)
             }
-            return try PaymentMethodStore.list.page(
+            return try await PaymentMethodStore.list.page(
                 on: connection, where: condition, pagination: pagination, decode: PaymentMethodStore.rendered
             )
         }
@@ -127,7 +127,7 @@ public struct PaymentMethodService: Sendable {
     ) async throws -> PaymentMethod {
         let events = self.events
         return try await pool.withTransaction { connection in
-            guard let stored = try PaymentMethodStore.find(id, by: caller, lock: true, on: connection) else {
+            guard let stored = try await PaymentMethodStore.find(id, by: caller, lock: true, on: connection) else {
                 throw PurseError.noSuch("PaymentMethod", id, param: "id")
             }
             guard stored.state == .attached else {
@@ -150,7 +150,7 @@ public struct PaymentMethodService: Sendable {
             let encoder = JSONValueEncoder()
             let before = try encoder.encode(old)
             let after = try encoder.encode(new)
-            try events.record(
+            try await events.record(
                 "payment_method.updated", object: after,
                 previousAttributes: AttributeDiff.previousAttributes(from: before, to: after),
                 account: caller.accountID, request: request, with: update, on: connection
@@ -175,19 +175,19 @@ public struct PaymentMethodService: Sendable {
         let events = self.events
         let settingsCache = caches.sheetSettings
         return try await pool.withTransaction { connection in
-            let owner = try CustomerService.lockActive(customer, by: caller, on: connection, param: "customer")
+            let owner = try await CustomerService.lockActive(customer, by: caller, on: connection, param: "customer")
             if let new = prepared.new { try connection.queryLater(PaymentMethodStore.insert(new, account: caller.accountID)) }
             if caller.isClient,
-                let saved = try DuplicateCards.reuse(
+                let saved = try await DuplicateCards.reuse(
                     prepared.id, for: owner.id, settings: try SheetSettingsService.inForce(for: caller, on: connection, cache: settingsCache),
                     caller: caller, request: request, events: events, on: connection
                 )
             {
                 return saved
             }
-            let attached = try Self.attach(prepared.id, to: owner.id, caller: caller, on: connection)
+            let attached = try await Self.attach(prepared.id, to: owner.id, caller: caller, on: connection)
             if attached.changed {
-                try events.record(
+                try await events.record(
                     "payment_method.attached", object: try JSONValueEncoder().encode(attached.method),
                     account: caller.accountID, request: request, on: connection
                 )
@@ -198,11 +198,11 @@ public struct PaymentMethodService: Sendable {
 
     /// Attaches `id` to the locked customer `customer`. Not changed when it already was.
     static func attach(
-        _ id: String, to customer: String, caller: Credential, on connection: PostgresConnection
-    ) throws -> (method: PaymentMethod, changed: Bool) {
+        _ id: String, to customer: String, caller: Credential, on connection: isolated PostgresConnection
+    ) async throws -> (method: PaymentMethod, changed: Bool) {
         // The count is taken under the customer's row lock, which every attach holds, so two
         // attaches cannot both pass the limit.
-        let updated = try connection.query(
+        let updated = try await connection.query(
             """
             UPDATE payment_methods SET state = 'attached', customer_id = \(customer)
             WHERE id = \(id) AND account_id = \(caller.accountID) AND state = 'unattached'
@@ -214,7 +214,7 @@ public struct PaymentMethodService: Sendable {
         )
         if let row = updated.first { return (try PaymentMethodStore.paymentMethod(row), true) }
         let owner = Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
-        guard let current = try PaymentMethodStore.find(id, by: owner, on: connection) else {
+        guard let current = try await PaymentMethodStore.find(id, by: owner, on: connection) else {
             throw PurseError.noSuch("PaymentMethod", id, param: "id")
         }
         if current.state == .attached, current.model.customer == customer { return (current.model, false) }
@@ -256,7 +256,7 @@ public struct PaymentMethodService: Sendable {
         let events = self.events
         // One trip to the pool: the method is looked up in the transaction that detaches it.
         return try await pool.withTransaction { connection in
-            guard let found = try PaymentMethodStore.find(id, by: caller, on: connection) else {
+            guard let found = try await PaymentMethodStore.find(id, by: caller, on: connection) else {
                 throw PurseError.noSuch("PaymentMethod", id, param: "id")
             }
             guard found.state == .attached, let customer = found.model.customer else {
@@ -273,9 +273,9 @@ public struct PaymentMethodService: Sendable {
                 )
             }
             // The customer's lock before any change, as every change to a customer's methods takes it.
-            let owner = try CustomerService.lockActive(customer, by: caller, on: connection)
+            let owner = try await CustomerService.lockActive(customer, by: caller, on: connection)
             if let session = caller.session, !session.canRemoveLast {
-                let remaining = try connection.query(
+                let remaining = try await connection.query(
                     """
                     SELECT count(*) AS n FROM payment_methods
                     WHERE account_id = \(caller.accountID) AND customer_id = \(owner.id) AND state = 'attached'
@@ -288,7 +288,7 @@ public struct PaymentMethodService: Sendable {
                     )
                 }
             }
-            let detached = try connection.query(
+            let detached = try await connection.query(
                 """
                 UPDATE payment_methods SET state = 'detached', customer_id = NULL
                 WHERE id = \(id) AND account_id = \(caller.accountID) AND customer_id = \(owner.id) AND state = 'attached'
@@ -302,9 +302,9 @@ public struct PaymentMethodService: Sendable {
                     param: "payment_method"
                 )
             }
-            try DefaultPaymentMethod.clearIfDefault(id, of: owner, caller: caller, request: request, events: events, on: connection)
+            try await DefaultPaymentMethod.clearIfDefault(id, of: owner, caller: caller, request: request, events: events, on: connection)
             let method = try PaymentMethodStore.paymentMethod(row)
-            try events.record(
+            try await events.record(
                 "payment_method.detached", object: try JSONValueEncoder().encode(method),
                 previousAttributes: ["customer": .string(owner.id)], account: caller.accountID, request: request,
                 on: connection

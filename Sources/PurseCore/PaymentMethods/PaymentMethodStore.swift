@@ -40,11 +40,11 @@ enum PaymentMethodStore {
     /// The payment method `id` in `account` (and, for a customer's credential, attached to that
     /// customer), optionally locked for the rest of the transaction.
     static func find(
-        _ id: String, by caller: Credential, lock: Bool = false, on connection: PostgresConnection
-    ) throws -> StoredPaymentMethod? {
+        _ id: String, by caller: Credential, lock: Bool = false, on connection: isolated PostgresConnection
+    ) async throws -> StoredPaymentMethod? {
         var query = findQuery(id, by: caller)
         if lock { query.append(" FOR UPDATE") }
-        return try connection.query(query).first.map(stored)
+        return try await connection.query(query).first.map(stored)
     }
 
     /// ``find(_:by:lock:on:)`` outside a transaction: a lone statement, which the pool answers
@@ -152,8 +152,8 @@ enum PaymentMethodStore {
 
     /// Detaches every method attached to a customer (it is being deleted); returns them as they
     /// became, for their events.
-    static func detachAll(customer: String, account: String, on connection: PostgresConnection) throws -> [PaymentMethod] {
-        try connection.query(
+    static func detachAll(customer: String, account: String, on connection: isolated PostgresConnection) async throws -> [PaymentMethod] {
+        try await connection.query(
             """
             UPDATE payment_methods SET state = 'detached', customer_id = NULL
             WHERE account_id = \(account) AND customer_id = \(customer) AND state = 'attached'

@@ -48,18 +48,18 @@ public struct SetupIntentService: Sendable {
         let secrets = self.secrets
         let publicURL = self.publicURL
         let created = try await pool.withTransaction { connection -> SetupIntent in
-            if let customer, !(try CustomerVisibility.isVisible(customer, by: caller, on: connection)) {
+            if let customer, !(try await CustomerVisibility.isVisible(customer, by: caller, on: connection)) {
                 throw PurseError.noSuch("customer", customer, param: "customer")
             }
-            let settings = try SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, on: connection)
+            let settings = try await SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, on: connection)
             var methodID = newMethod?.model.id
-            if let newMethod { try connection.query(PaymentMethodStore.insert(newMethod, account: caller.accountID)) }
+            if let newMethod { try await connection.query(PaymentMethodStore.insert(newMethod, account: caller.accountID)) }
             if let requested = params.paymentMethod {
-                methodID = try Self.usablePaymentMethod(
+                methodID = try await Self.usablePaymentMethod(
                     requested, for: customer, caller: caller, factory: factory, on: connection
                 ).model.id
             }
-            let inserted = try SetupIntentStore.write(
+            let inserted = try await SetupIntentStore.write(
                 """
                 INSERT INTO setup_intents (id, account_id, created, customer_id, status, usage, payment_method_types,
                                            payment_method_id, description, metadata, return_url, sheet_settings_id)
@@ -71,7 +71,7 @@ public struct SetupIntentService: Sendable {
                 on: connection
             )
             let intent = Self.render(inserted!, secrets, publicURL)
-            try events.record(
+            try await events.record(
                 "setup_intent.created", object: try Self.eventObject(intent), account: caller.accountID, request: request,
                 on: connection
             )
@@ -99,13 +99,13 @@ public struct SetupIntentService: Sendable {
         let secrets = self.secrets
         let publicURL = self.publicURL
         return try await pool.withTransaction { connection in
-            guard let stored = try SetupIntentStore.find(id, account: caller.accountID, lock: true, on: connection) else {
+            guard let stored = try await SetupIntentStore.find(id, account: caller.accountID, lock: true, on: connection) else {
                 throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
             }
             var intent = stored.intent
             try Self.requireOpen(stored, action: "update", caller: caller, secrets: secrets, publicURL: publicURL)
             if let customer = params.customer {
-                if let value = customer.value, !(try CustomerVisibility.isVisible(value, by: caller, on: connection)) {
+                if let value = customer.value, !(try await CustomerVisibility.isVisible(value, by: caller, on: connection)) {
                     throw PurseError.noSuch("customer", value, param: "customer")
                 }
                 intent.customer = customer.value
@@ -116,14 +116,14 @@ public struct SetupIntentService: Sendable {
             }
             intent.metadata = try MetadataRules.updated(intent.metadata, with: params.metadata)
             if let newMethod {
-                try connection.query(PaymentMethodStore.insert(newMethod, account: caller.accountID))
+                try await connection.query(PaymentMethodStore.insert(newMethod, account: caller.accountID))
                 intent.paymentMethod = newMethod.model.id
             }
             switch params.paymentMethod {
             case nil: break
             case .clear: intent.paymentMethod = nil
             case .set(let requested):
-                intent.paymentMethod = try Self.usablePaymentMethod(
+                intent.paymentMethod = try await Self.usablePaymentMethod(
                     requested, for: intent.customer, caller: caller, factory: factory, on: connection
                 ).model.id
             }
@@ -133,7 +133,7 @@ public struct SetupIntentService: Sendable {
             if intent.status != "requires_action" || methodChanged {
                 intent.status = intent.paymentMethod == nil ? "requires_payment_method" : "requires_confirmation"
             }
-            let updated = try SetupIntentStore.write(
+            let updated = try await SetupIntentStore.write(
                 """
                 UPDATE setup_intents
                 SET customer_id = \(intent.customer), payment_method_types = \(PostgresTextArray(intent.paymentMethodTypes)),
@@ -154,11 +154,11 @@ public struct SetupIntentService: Sendable {
         let events = self.events
         let (secrets, publicURL) = (self.secrets, self.publicURL)
         return try await pool.withTransaction { connection in
-            guard let stored = try SetupIntentStore.find(id, account: caller.accountID, lock: true, on: connection) else {
+            guard let stored = try await SetupIntentStore.find(id, account: caller.accountID, lock: true, on: connection) else {
                 throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
             }
             try Self.requireOpen(stored, action: "cancel", caller: caller, secrets: secrets, publicURL: publicURL)
-            let canceled = try SetupIntentStore.write(
+            let canceled = try await SetupIntentStore.write(
                 """
                 UPDATE setup_intents SET status = 'canceled', cancellation_reason = \(reason?.rawValue), updated_at = now()
                 WHERE id = \(id)
@@ -166,7 +166,7 @@ public struct SetupIntentService: Sendable {
                 on: connection
             )
             let intent = Self.render(canceled!, secrets, publicURL)
-            try events.record(
+            try await events.record(
                 "setup_intent.canceled", object: try Self.eventObject(intent), account: caller.accountID, request: request,
                 on: connection
             )
@@ -182,7 +182,7 @@ public struct SetupIntentService: Sendable {
         if let created = params.created { filter.append(" AND \(created.condition(on: "created"))") }
         let (condition, secrets, publicURL) = (filter, self.secrets, self.publicURL)
         return try await pool.withConnection { connection in
-            try SetupIntentStore.list.page(on: connection, where: condition, pagination: pagination) {
+            try await SetupIntentStore.list.page(on: connection, where: condition, pagination: pagination) {
                 Self.render(try SetupIntentStore.stored($0), secrets, publicURL)
             }
         }
@@ -209,7 +209,7 @@ public struct SetupIntentService: Sendable {
                 if let token = try factory.make(token: requested, account: caller.accountID) {
                     return Candidate(reference: token.processorReference, type: token.type, id: token.model.id, new: token)
                 }
-                let found = try Self.usablePaymentMethod(
+                let found = try await Self.usablePaymentMethod(
                     requested, for: stored.intent.customer, caller: caller, factory: factory, on: connection
                 )
                 return Candidate(reference: found.processorReference, type: found.type, id: found.model.id, new: nil, existing: found.model)
@@ -246,13 +246,13 @@ public struct SetupIntentService: Sendable {
         let events = self.events
         let (secrets, publicURL) = (self.secrets, self.publicURL)
         let outcome = try await pool.withTransaction { connection -> (SetupIntent, PurseError?) in
-            guard let locked = try SetupIntentStore.find(id, account: caller.accountID, lock: true, on: connection) else {
+            guard let locked = try await SetupIntentStore.find(id, account: caller.accountID, lock: true, on: connection) else {
                 throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
             }
             try Self.requireOpen(locked, action: "confirm", caller: caller, secrets: secrets, publicURL: publicURL)
-            if let new = ready.new { try connection.query(PaymentMethodStore.insert(new, account: caller.accountID)) }
+            if let new = ready.new { try await connection.query(PaymentMethodStore.insert(new, account: caller.accountID)) }
             if let billing = ready.updatedBillingDetails {
-                try connection.query(
+                try await connection.query(
                     """
                     UPDATE payment_methods SET billing_details = \(StoredJSON.encode(billing))
                     WHERE id = \(ready.id) AND account_id = \(caller.accountID)
@@ -261,17 +261,21 @@ public struct SetupIntentService: Sendable {
             }
             let context = Transition(
                 id: id, accountID: caller.accountID, customer: locked.intent.customer, request: request,
-                secrets: secrets, publicURL: publicURL, events: events, connection: connection, settings: inForce
+                secrets: secrets, publicURL: publicURL, events: events, settings: inForce
             )
             switch decision {
             case .approved:
-                return (try context.succeed(paymentMethod: ready.id, mandate: mandate, returnURL: returnURL), nil)
+                return (try await context.succeed(paymentMethod: ready.id, mandate: mandate, returnURL: returnURL, on: connection), nil)
             case .requiresAuthentication:
-                return (try context.requireAction(paymentMethod: ready.id, mandate: mandate, returnURL: returnURL), nil)
+                return (
+                    try await context.requireAction(paymentMethod: ready.id, mandate: mandate, returnURL: returnURL, on: connection), nil
+                )
             case .declined, .unusable:
                 let refusal = decision.refusal!
-                let intent = try context.fail(
-                    paymentMethod: ready.id, error: refusal, type: refusal.category == .card ? "card_error" : "invalid_request_error")
+                let intent = try await context.fail(
+                    paymentMethod: ready.id, error: refusal, type: refusal.category == .card ? "card_error" : "invalid_request_error",
+                    on: connection
+                )
                 return (intent, refusal)
             }
         }
@@ -290,7 +294,7 @@ public struct SetupIntentService: Sendable {
         let events = self.events
         let (secrets, publicURL) = (self.secrets, self.publicURL)
         return try await pool.withTransaction { connection in
-            guard let stored = try SetupIntentStore.find(id, account: nil, lock: true, on: connection),
+            guard let stored = try await SetupIntentStore.find(id, account: nil, lock: true, on: connection),
                 secrets.isAuthenticationToken(token, setupIntent: id, attempt: stored.attempt)
             else { throw PurseError.noSuch("authentication page", id) }
             guard stored.intent.status == "requires_action", let method = stored.intent.paymentMethod else {
@@ -300,20 +304,20 @@ public struct SetupIntentService: Sendable {
             let owner = Credential(kind: .publishable, accountID: stored.accountID, sourceID: "authentication-page")
             let settings =
                 stored.confirmedByClient
-                ? try SheetSettingsService.inForce(for: owner, named: stored.intent.customerSheetSettings, on: connection) : nil
+                ? try await SheetSettingsService.inForce(for: owner, named: stored.intent.customerSheetSettings, on: connection) : nil
             let context = Transition(
                 id: id, accountID: stored.accountID, customer: stored.intent.customer, request: request,
-                secrets: secrets, publicURL: publicURL, events: events, connection: connection, settings: settings
+                secrets: secrets, publicURL: publicURL, events: events, settings: settings
             )
             let intent: SetupIntent
             if succeeded {
-                intent = try context.succeed(paymentMethod: method, mandate: nil, returnURL: nil)
+                intent = try await context.succeed(paymentMethod: method, mandate: nil, returnURL: nil, on: connection)
             } else {
                 let failure = PurseError(
                     .invalidRequest, code: "setup_intent_authentication_failure",
                     message: "The latest attempt to set up the payment method has failed because authentication failed."
                 )
-                intent = try context.fail(paymentMethod: method, error: failure, type: "invalid_request_error")
+                intent = try await context.fail(paymentMethod: method, error: failure, type: "invalid_request_error", on: connection)
             }
             return (intent, stored.returnURL)
         }
@@ -324,11 +328,12 @@ public struct SetupIntentService: Sendable {
         let secrets = self.secrets
         let publicURL = self.publicURL
         return try await pool.withConnection { connection in
-            guard let stored = try SetupIntentStore.find(id, account: nil, on: connection),
+            guard let stored = try await SetupIntentStore.find(id, account: nil, on: connection),
                 secrets.isAuthenticationToken(token, setupIntent: id, attempt: stored.attempt)
             else { throw PurseError.noSuch("authentication page", id) }
             let owner = Credential(kind: .secret, accountID: stored.accountID, sourceID: "authentication-page")
-            let method = try stored.intent.paymentMethod.flatMap { try PaymentMethodStore.find($0, by: owner, on: connection)?.model }
+            var method: PaymentMethod?
+            if let id = stored.intent.paymentMethod { method = try await PaymentMethodStore.find(id, by: owner, on: connection)?.model }
             return (Self.render(stored, secrets, publicURL), method)
         }
     }
@@ -339,7 +344,7 @@ public struct SetupIntentService: Sendable {
         let events = self.events
         let (secrets, publicURL) = (self.secrets, self.publicURL)
         return try await pool.withTransaction { connection in
-            let rows = try connection.query(
+            let rows = try await connection.query(
                 """
                 UPDATE setup_intents SET status = 'canceled', cancellation_reason = 'abandoned', updated_at = now()
                 WHERE status IN ('requires_payment_method', 'requires_action')
@@ -349,7 +354,7 @@ public struct SetupIntentService: Sendable {
             )
             for row in rows {
                 let stored = try SetupIntentStore.stored(row)
-                try events.record(
+                try await events.record(
                     "setup_intent.canceled", object: try Self.eventObject(Self.render(stored, secrets, publicURL)),
                     account: stored.accountID, request: nil, on: connection
                 )
@@ -372,7 +377,7 @@ public struct SetupIntentService: Sendable {
             type = try await pool.withConnection { connection in
                 if let token = try factory.make(token: requested, account: caller.accountID) { return token.type }
                 let owner = Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
-                guard let found = try PaymentMethodStore.find(requested, by: owner, on: connection) else {
+                guard let found = try await PaymentMethodStore.find(requested, by: owner, on: connection) else {
                     throw PurseError.noSuch("PaymentMethod", requested, param: "payment_method")
                 }
                 return found.type
@@ -473,14 +478,14 @@ public struct SetupIntentService: Sendable {
     /// a test token becomes a new one.
     static func usablePaymentMethod(
         _ id: String, for customer: String?, caller: Credential, factory: PaymentMethodFactory,
-        on connection: PostgresConnection
-    ) throws -> StoredPaymentMethod {
+        on connection: isolated PostgresConnection
+    ) async throws -> StoredPaymentMethod {
         if let token = try factory.make(token: id, account: caller.accountID) {
             try connection.queryLater(PaymentMethodStore.insert(token, account: caller.accountID))
             return StoredPaymentMethod(model: token.model, state: .unattached, processorReference: token.processorReference, type: token.type)
         }
         let owner = Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
-        guard let found = try PaymentMethodStore.find(id, by: owner, on: connection) else {
+        guard let found = try await PaymentMethodStore.find(id, by: owner, on: connection) else {
             throw PurseError.noSuch("PaymentMethod", id, param: "payment_method")
         }
         if found.state == .attached, found.model.customer == customer, customer != nil { return found }

@@ -22,10 +22,12 @@ enum SetupIntentStore {
 
     static let list = KeysetList(table: "setup_intents", columns: columns, noun: "setup intent")
 
-    static func find(_ id: String, account: String?, lock: Bool = false, on connection: PostgresConnection) throws -> StoredSetupIntent? {
+    static func find(
+        _ id: String, account: String?, lock: Bool = false, on connection: isolated PostgresConnection
+    ) async throws -> StoredSetupIntent? {
         var query = findQuery(id, account: account)
         if lock { query.append(" FOR UPDATE") }
-        return try connection.query(query).first.map(stored)
+        return try await connection.query(query).first.map(stored)
     }
 
     /// ``find(_:account:lock:on:)`` outside a transaction: a lone statement, which the pool
@@ -42,10 +44,10 @@ enum SetupIntentStore {
 
     /// Runs an INSERT or UPDATE of the intent and reads it as it became (`RETURNING`), rather
     /// than selecting it again in a statement of its own.
-    static func write(_ statement: PostgresQuery, on connection: PostgresConnection) throws -> StoredSetupIntent? {
+    static func write(_ statement: PostgresQuery, on connection: isolated PostgresConnection) async throws -> StoredSetupIntent? {
         var query = statement
         query.append(" RETURNING \(unsafeSQL: columns)")
-        return try connection.query(query).first.map(stored)
+        return try await connection.query(query).first.map(stored)
     }
 
     static func stored(_ row: PostgresRow) throws -> StoredSetupIntent {

@@ -2,7 +2,7 @@ import Postgres
 import PurseModels
 
 /// The moves of a setup intent's state machine that a confirmation or the authentication page
-/// makes, inside the caller's transaction, each with its event.
+/// makes, inside the caller's transaction (on its connection), each with its event.
 struct Transition {
     let id: String
     let accountID: String
@@ -11,7 +11,6 @@ struct Transition {
     let secrets: DerivedSecrets
     let publicURL: PublicURL
     let events: EventRecorder
-    let connection: PostgresConnection
     /// The sheet settings of a client's confirmation (nil for the secret key, never restricted).
     var settings: CustomerSheetSettings? = nil
 
@@ -20,26 +19,28 @@ struct Transition {
 
     /// Saved: attached to the intent's customer (if any), `succeeded`. Under `duplicate_cards:
     /// reuse` a card the customer already has is not saved twice: the intent gets the saved one.
-    func succeed(paymentMethod: String, mandate: JSONValue?, returnURL: String?) throws -> SetupIntent {
+    func succeed(
+        paymentMethod: String, mandate: JSONValue?, returnURL: String?, on connection: isolated PostgresConnection
+    ) async throws -> SetupIntent {
         var paymentMethod = paymentMethod
         if let customer {
-            let owner = try CustomerService.lockActive(customer, by: system, on: connection, param: "customer")
+            let owner = try await CustomerService.lockActive(customer, by: system, on: connection, param: "customer")
             if let settings,
-                let saved = try DuplicateCards.reuse(
+                let saved = try await DuplicateCards.reuse(
                     paymentMethod, for: owner.id, settings: settings, caller: system, request: request, events: events, on: connection
                 )
             {
                 paymentMethod = saved.id
             }
-            let attached = try PaymentMethodService.attach(paymentMethod, to: owner.id, caller: system, on: connection)
+            let attached = try await PaymentMethodService.attach(paymentMethod, to: owner.id, caller: system, on: connection)
             if attached.changed {
-                try events.record(
+                try await events.record(
                     "payment_method.attached", object: try JSONValueEncoder().encode(attached.method), account: accountID,
                     request: request, on: connection
                 )
             }
         }
-        let updated = try SetupIntentStore.write(
+        let updated = try await SetupIntentStore.write(
             """
             UPDATE setup_intents
             SET status = 'succeeded', payment_method_id = \(paymentMethod), last_setup_error = NULL,
@@ -49,12 +50,14 @@ struct Transition {
             """,
             on: connection
         )
-        return try record("setup_intent.succeeded", updated)
+        return try await record("setup_intent.succeeded", updated, on: connection)
     }
 
     /// The card asks for authentication: `requires_action`, with a new page token.
-    func requireAction(paymentMethod: String, mandate: JSONValue?, returnURL: String?) throws -> SetupIntent {
-        let updated = try SetupIntentStore.write(
+    func requireAction(
+        paymentMethod: String, mandate: JSONValue?, returnURL: String?, on connection: isolated PostgresConnection
+    ) async throws -> SetupIntent {
+        let updated = try await SetupIntentStore.write(
             """
             UPDATE setup_intents
             SET status = 'requires_action', payment_method_id = \(paymentMethod), last_setup_error = NULL,
@@ -65,18 +68,20 @@ struct Transition {
             """,
             on: connection
         )
-        return try record("setup_intent.requires_action", updated)
+        return try await record("setup_intent.requires_action", updated, on: connection)
     }
 
     /// Refused (declined, unusable, authentication failed): back to `requires_payment_method` with
     /// `last_setup_error`. Kept although the request fails, as Stripe does.
-    func fail(paymentMethod: String, error: PurseError, type: String) throws -> SetupIntent {
-        let method = try PaymentMethodStore.find(paymentMethod, by: system, on: connection)?.model
+    func fail(
+        paymentMethod: String, error: PurseError, type: String, on connection: isolated PostgresConnection
+    ) async throws -> SetupIntent {
+        let method = try await PaymentMethodStore.find(paymentMethod, by: system, on: connection)?.model
         let setupError = SetupError(
             code: error.code, declineCode: error.declineCode, message: error.message, param: error.param,
             paymentMethod: method, paymentMethodType: method?.type, type: type
         )
-        let updated = try SetupIntentStore.write(
+        let updated = try await SetupIntentStore.write(
             """
             UPDATE setup_intents
             SET status = 'requires_payment_method', payment_method_id = NULL,
@@ -85,16 +90,18 @@ struct Transition {
             """,
             on: connection
         )
-        return try record("setup_intent.setup_failed", updated)
+        return try await record("setup_intent.setup_failed", updated, on: connection)
     }
 
     /// Records the event of the intent as `updated` left it.
-    private func record(_ type: String, _ updated: StoredSetupIntent?) throws -> SetupIntent {
+    private func record(
+        _ type: String, _ updated: StoredSetupIntent?, on connection: isolated PostgresConnection
+    ) async throws -> SetupIntent {
         guard let stored = updated else {
             throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
         }
         let intent = SetupIntentService.render(stored, secrets, publicURL)
-        try events.record(type, object: try SetupIntentService.eventObject(intent), account: accountID, request: request, on: connection)
+        try await events.record(type, object: try SetupIntentService.eventObject(intent), account: accountID, request: request, on: connection)
         return intent
     }
 }

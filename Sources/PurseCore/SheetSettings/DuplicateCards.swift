@@ -7,14 +7,14 @@ enum DuplicateCards {
     /// The saved method to use instead of attaching `candidate`, or nil to attach it as usual.
     static func reuse(
         _ candidate: String, for customer: String, settings: CustomerSheetSettings, caller: Credential, request: RequestInfo,
-        events: EventRecorder, on connection: PostgresConnection
-    ) throws -> PaymentMethod? {
+        events: EventRecorder, on connection: isolated PostgresConnection
+    ) async throws -> PaymentMethod? {
         guard settings.duplicateCards == "reuse" else { return nil }
         let owner = Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
-        guard let new = try PaymentMethodStore.find(candidate, by: owner, on: connection)?.model, let card = new.card else {
+        guard let new = try await PaymentMethodStore.find(candidate, by: owner, on: connection)?.model, let card = new.card else {
             return nil
         }
-        let rows = try connection.query(
+        let rows = try await connection.query(
             """
             SELECT \(unsafeSQL: PaymentMethodStore.columns) FROM payment_methods
             WHERE account_id = \(caller.accountID) AND customer_id = \(customer) AND state = 'attached' AND type = 'card'
@@ -29,7 +29,7 @@ enum DuplicateCards {
         savedCard.expYear = card.expYear
         var updated = saved
         updated.card = savedCard
-        try connection.query(
+        try await connection.query(
             """
             UPDATE payment_methods
             SET details = \(PaymentMethodStore.details(of: updated)), card_exp_month = \(Int32(card.expMonth)),
@@ -40,7 +40,7 @@ enum DuplicateCards {
         let encoder = JSONValueEncoder()
         let before = try encoder.encode(saved)
         let after = try encoder.encode(updated)
-        try events.record(
+        try await events.record(
             "payment_method.updated", object: after, previousAttributes: AttributeDiff.previousAttributes(from: before, to: after),
             account: caller.accountID, request: request, on: connection
         )

@@ -33,23 +33,23 @@ public struct SheetSettingsService: Sendable {
 
     public func create(_ params: SheetSettingsParameters, by caller: Credential) async throws -> CustomerSheetSettings {
         let settings = try params.applied(to: .initial(id: ObjectID.make(.sheetSettings), name: nil, isDefault: false, created: Clock.now))
-        try await pool.withConnection { try Self.insert(settings, account: caller.accountID, on: $0) }
+        try await pool.withConnection { try await Self.insert(settings, account: caller.accountID, on: $0) }
         caches.invalidate(topic: ChangeCaches.sheetSettingsTopic)
         return settings
     }
 
     /// By id, or `default` for the account's default.
     public func retrieve(_ id: String, by caller: Credential) async throws -> CustomerSheetSettings {
-        try await pool.withConnection { try Self.find(id, account: caller.accountID, on: $0) }
+        try await pool.withConnection { try await Self.find(id, account: caller.accountID, on: $0) }
     }
 
     public func update(_ id: String, _ params: SheetSettingsParameters, by caller: Credential) async throws -> CustomerSheetSettings {
         // This server forgets at once; the others when the trigger's NOTIFY reaches them.
         defer { caches.invalidate(topic: ChangeCaches.sheetSettingsTopic) }
         return try await pool.withTransaction { connection in
-            let old = try Self.find(id, account: caller.accountID, lock: .update, on: connection)
+            let old = try await Self.find(id, account: caller.accountID, lock: .update, on: connection)
             let new = try params.applied(to: old)
-            try connection.query(
+            try await connection.query(
                 """
                 UPDATE customer_sheet_settings
                 SET name = \(new.name), payment_method_types = \(PostgresTextArray(new.paymentMethodTypes)),
@@ -73,11 +73,11 @@ public struct SheetSettingsService: Sendable {
             caches.invalidate(topic: ChangeCaches.credentialsTopic)
         }
         return try await pool.withTransaction { connection in
-            let settings = try Self.find(id, account: caller.accountID, lock: .update, on: connection)
+            let settings = try await Self.find(id, account: caller.accountID, lock: .update, on: connection)
             guard !settings.isDefault else {
                 throw PurseError.invalidParameter("id", "The account's default settings cannot be deleted; update them instead.")
             }
-            try connection.query("DELETE FROM customer_sheet_settings WHERE id = \(settings.id) AND account_id = \(caller.accountID)")
+            try await connection.query("DELETE FROM customer_sheet_settings WHERE id = \(settings.id) AND account_id = \(caller.accountID)")
             return DeletedObject(id: settings.id, object: "customer_sheet_settings")
         }
     }
@@ -86,7 +86,7 @@ public struct SheetSettingsService: Sendable {
         let pagination = try params.pagination()
         let filter: PostgresQuery = "account_id = \(caller.accountID)"
         return try await pool.withConnection { connection in
-            try Self.list.page(on: connection, where: filter, pagination: pagination, decode: Self.settings)
+            try await Self.list.page(on: connection, where: filter, pagination: pagination, decode: Self.settings)
         }
     }
 
@@ -99,15 +99,15 @@ public struct SheetSettingsService: Sendable {
     /// With a `cache`, settings read once are kept until a change to any settings empties it
     /// (the listing a sheet does on every open then costs one statement fewer).
     static func inForce(
-        for caller: Credential, named: String? = nil, on connection: PostgresConnection,
+        for caller: Credential, named: String? = nil, on connection: isolated PostgresConnection,
         cache: ChangeCache<String, CustomerSheetSettings>? = nil
-    ) throws -> CustomerSheetSettings {
+    ) async throws -> CustomerSheetSettings {
         let id = settingsID(for: caller, named: named)
-        guard let cache else { return try find(id, account: caller.accountID, on: connection) }
+        guard let cache else { return try await find(id, account: caller.accountID, on: connection) }
         let key = cacheKey(account: caller.accountID, id: id)
         if let cached = cache.value(for: key) { return cached }
         let ticket = cache.ticket()
-        let settings = try find(id, account: caller.accountID, on: connection)
+        let settings = try await find(id, account: caller.accountID, on: connection)
         cache.store(settings, for: key, ticket: ticket)
         return settings
     }
@@ -119,7 +119,7 @@ public struct SheetSettingsService: Sendable {
     ) async throws -> CustomerSheetSettings {
         let key = cacheKey(account: caller.accountID, id: settingsID(for: caller, named: named))
         if let cached = cache.value(for: key) { return cached }
-        return try await pool.withConnection { try inForce(for: caller, named: named, on: $0, cache: cache) }
+        return try await pool.withConnection { try await inForce(for: caller, named: named, on: $0, cache: cache) }
     }
 
     /// `named`, else the settings the caller's key or session was created with, else the default.
@@ -134,18 +134,19 @@ public struct SheetSettingsService: Sendable {
     /// Run it in the transaction that stores the binding: the row stays locked (`FOR KEY SHARE`)
     /// until then, so settings deleted meanwhile wait for it (and then unbind it) instead of
     /// vanishing under its foreign key.
-    static func bindable(_ id: String?, account: String, on connection: PostgresConnection) throws -> String? {
+    static func bindable(_ id: String?, account: String, on connection: isolated PostgresConnection) async throws -> String? {
         guard let id else { return nil }
-        return try find(id, account: account, lock: .keyShare, on: connection, param: "customer_sheet_settings").id
+        return try await find(id, account: account, lock: .keyShare, on: connection, param: "customer_sheet_settings").id
     }
 
     /// Creates an account's default settings (in the account's creating transaction).
-    static func createDefault(account: String, on connection: PostgresConnection) throws {
-        try insert(.initial(id: ObjectID.make(.sheetSettings), name: nil, isDefault: true, created: Clock.now), account: account, on: connection)
+    static func createDefault(account: String, on connection: isolated PostgresConnection) async throws {
+        try await insert(
+            .initial(id: ObjectID.make(.sheetSettings), name: nil, isDefault: true, created: Clock.now), account: account, on: connection)
     }
 
-    private static func insert(_ settings: CustomerSheetSettings, account: String, on connection: PostgresConnection) throws {
-        try connection.query(
+    private static func insert(_ settings: CustomerSheetSettings, account: String, on connection: isolated PostgresConnection) async throws {
+        try await connection.query(
             """
             INSERT INTO customer_sheet_settings (id, account_id, created, name, is_default, payment_method_types,
                 billing_details_collection, default_billing_details, saved_payment_method_filter, duplicate_cards)
@@ -166,8 +167,8 @@ public struct SheetSettingsService: Sendable {
     }
 
     static func find(
-        _ id: String, account: String, lock: RowLock? = nil, on connection: PostgresConnection, param: String = "id"
-    ) throws -> CustomerSheetSettings {
+        _ id: String, account: String, lock: RowLock? = nil, on connection: isolated PostgresConnection, param: String = "id"
+    ) async throws -> CustomerSheetSettings {
         var query: PostgresQuery = "SELECT \(unsafeSQL: columns) FROM customer_sheet_settings WHERE account_id = \(account)"
         query.append(id == "default" ? " AND is_default" : " AND id = \(id)")
         switch lock {
@@ -175,7 +176,7 @@ public struct SheetSettingsService: Sendable {
         case .keyShare: query.append(" FOR KEY SHARE")
         case nil: break
         }
-        guard let row = try connection.query(query).first else {
+        guard let row = try await connection.query(query).first else {
             throw PurseError.noSuch("customer sheet settings", id, param: param)
         }
         return try settings(row)

@@ -60,7 +60,7 @@ public struct WebhookDeliveryStore: Sendable {
         let lease = claimLease
         let secrets = self.secrets
         return try await pool.withTransaction { connection in
-            let claimed = try connection.query(
+            let claimed = try await connection.query(
                 """
                 UPDATE webhook_deliveries d SET claimed_until = now() + \(lease) * interval '1 second'
                 FROM webhook_endpoints w
@@ -79,7 +79,7 @@ public struct WebhookDeliveryStore: Sendable {
             if claimed.isEmpty { return [] }  // the usual poll: nothing due, no second statement
             // Their events in one statement, not one round trip each while the claim holds its locks.
             let eventIDs = try claimed.map { try $0["event_id", as: String.self] }
-            let eventRows = try connection.query(
+            let eventRows = try await connection.query(
                 "SELECT \(unsafeSQL: EventService.list.columns) FROM events WHERE id = ANY(\(PostgresTextArray(eventIDs)))"
             )
             let events = try Dictionary(eventRows.map { (try $0["id", as: String.self], $0) }) { first, _ in first }
@@ -90,7 +90,7 @@ public struct WebhookDeliveryStore: Sendable {
                 } catch {
                     // An event that cannot be read now never will be. Left pending it would head
                     // every claim, and fail it, so nothing would be sent again: it is given up on.
-                    try connection.query(
+                    try await connection.query(
                         "UPDATE webhook_deliveries SET state = 'failed', claimed_until = NULL WHERE seq = \(try row["seq", as: Int.self])"
                     )
                 }
@@ -159,14 +159,14 @@ public struct WebhookDeliveryStore: Sendable {
             // The attempt first: its foreign key locks the endpoint (key share) before the
             // delivery's row is locked, the order an endpoint's update or delete takes them in.
             // The other order deadlocked with an endpoint being disabled.
-            try connection.query(
+            try await connection.query(
                 """
                 INSERT INTO webhook_attempts (id, account_id, endpoint_id, event_id, created, status_code, duration_ms, error, next_retry_at)
                 VALUES (\(ObjectID.make(.delivery)), \(attempt.accountID), \(attempt.endpointID), \(attempt.eventID), \(time),
                         \(outcome.statusCode.map(Int32.init)), \(Int32(outcome.durationMs)), \(outcome.error), \(nextRetry))
                 """
             )
-            try connection.query(
+            try await connection.query(
                 """
                 UPDATE webhook_deliveries
                 SET state = \(state), attempts = \(Int32(attempts)), claimed_until = NULL,

@@ -104,7 +104,7 @@ public struct WebhookEndpointService: Sendable {
         let url = try params.url.map(checkedURL)
         let events = try params.enabledEvents.map(Self.checkedEvents)
         return try await pool.withTransaction { connection in
-            let rows = try connection.query(
+            let rows = try await connection.query(
                 """
                 SELECT \(unsafeSQL: Self.columns) FROM webhook_endpoints
                 WHERE id = \(id) AND account_id = \(caller.accountID) FOR NO KEY UPDATE
@@ -119,7 +119,7 @@ public struct WebhookEndpointService: Sendable {
             }
             endpoint.metadata = try MetadataRules.updated(endpoint.metadata, with: params.metadata)
             if let disabled = params.disabled { endpoint.status = disabled ? "disabled" : "enabled" }
-            try connection.query(
+            try await connection.query(
                 """
                 UPDATE webhook_endpoints
                 SET url = \(endpoint.url), enabled_events = \(PostgresTextArray(endpoint.enabledEvents)),
@@ -130,7 +130,7 @@ public struct WebhookEndpointService: Sendable {
             )
             if endpoint.status == "disabled" {
                 // A disabled endpoint hears nothing more, not even what was queued for it.
-                try connection.query(
+                try await connection.query(
                     "UPDATE webhook_deliveries SET state = 'failed' WHERE endpoint_id = \(id) AND state = 'pending'"
                 )
             }
@@ -150,7 +150,7 @@ public struct WebhookEndpointService: Sendable {
         let pagination = try params.pagination()
         let filter: PostgresQuery = "account_id = \(caller.accountID)"
         return try await pool.withConnection { connection in
-            try Self.list.page(on: connection, where: filter, pagination: pagination, decode: Self.endpoint)
+            try await Self.list.page(on: connection, where: filter, pagination: pagination, decode: Self.endpoint)
         }
     }
 
@@ -160,7 +160,7 @@ public struct WebhookEndpointService: Sendable {
         let pagination = try params.pagination()
         let filter: PostgresQuery = "account_id = \(caller.accountID) AND endpoint_id = \(id)"
         return try await pool.withConnection { connection in
-            try Self.attempts.page(on: connection, where: filter, pagination: pagination) { row in
+            try await Self.attempts.page(on: connection, where: filter, pagination: pagination) { row in
                 WebhookDeliveryAttempt(
                     id: try row["id"], created: try row["created"], durationMs: Int(try row["duration_ms", as: Int32.self]),
                     endpoint: try row["endpoint_id"], error: try row["error"], event: try row["event_id"],

@@ -1,9 +1,7 @@
 import Logging
-import NIOPosix
 import Postgres
 import PurseCore
 import ServiceLifecycle
-import Synchronization
 
 /// Listens to `purse_changes` on a connection of its own and empties the caches a committed
 /// change concerns, whichever server or tool made it (migration 0012's triggers send them).
@@ -21,52 +19,29 @@ struct ChangeFeed: Service {
     var reconnectDelay: Duration = .seconds(1)
     var heartbeat: Duration = .seconds(5)
 
-    /// Set at graceful shutdown or cancellation; the listening thread checks it between waits.
-    private final class StopFlag: Sendable {
-        private let stopped = Atomic(false)
-        var isSet: Bool { stopped.load(ordering: .relaxed) }
-        func set() { stopped.store(true, ordering: .relaxed) }
-    }
-
+    /// Listens until graceful shutdown or cancellation: the waits are short, and each loop turn
+    /// checks whether to stop.
     func run() async throws {
         var named = configuration
         named.set("application_name", "purse-change-feed")
         let settings = named
-        let stop = StopFlag()
-        // libpq blocks, so the feed has a thread of its own rather than a cooperative one.
-        let thread = NIOThreadPool(numberOfThreads: 1)
-        thread.start()
-        await withTaskCancellationOrGracefulShutdownHandler {
-            try? await thread.runIfActive { listen(with: settings, until: stop) }
-        } onCancelOrGracefulShutdown: {
-            stop.set()
+        await cancelWhenGracefulShutdown {
+            await listen(with: settings)
         }
-        try? await thread.shutdownGracefully()
     }
 
-    private func listen(with settings: PostgresConfiguration, until stop: StopFlag) {
+    private func listen(with settings: PostgresConfiguration) async {
         var failures = 0
-        while !stop.isSet {
+        while !Task.isCancelled {
             do {
-                let connection = try PostgresConnection(configuration: settings)
-                defer { connection.close() }
-                try connection.simpleQuery("LISTEN \(ChangeCaches.channel)")
-                caches.setServing(true)
-                if failures > 0 { logger.notice("The change feed is back; in-memory caches serve again") }
-                failures = 0
-                var lastChecked = ContinuousClock.now
-                while !stop.isSet {
-                    if ContinuousClock.now - lastChecked >= heartbeat {
-                        try connection.checkAlive(within: heartbeat)
-                        lastChecked = .now
-                    }
-                    for notification in try connection.notifications(waitingUpTo: .milliseconds(250)) {
-                        caches.invalidate(topic: notification.payload)
-                    }
-                }
+                let connection = try await PostgresConnection.connect(configuration: settings)
+                try await listen(on: connection, after: failures)
+                await connection.close()
                 caches.setServing(false)
+                return
             } catch {
                 caches.setServing(false)
+                guard !Task.isCancelled else { return }
                 if failures == 0 {
                     logger.warning(
                         "Lost the change feed; credentials and settings are read from PostgreSQL until it is back",
@@ -74,16 +49,31 @@ struct ChangeFeed: Service {
                     )
                 }
                 failures += 1
-                pause(reconnectDelay, unless: stop)
+                try? await Task.sleep(for: reconnectDelay)
             }
         }
     }
 
-    /// Sleeps on the feed's thread in short steps, so shutdown is not held up.
-    private func pause(_ delay: Duration, unless stop: StopFlag) {
-        let deadline = ContinuousClock.now + delay
-        while !stop.isSet && ContinuousClock.now < deadline {
-            usleep(50_000)
+    /// Until cancelled: empties the caches each notification names, and checks the server still
+    /// answers every `heartbeat`.
+    private func listen(on connection: isolated PostgresConnection, after failures: Int) async throws {
+        do {
+            try await connection.simpleQuery("LISTEN \(ChangeCaches.channel)")
+            caches.setServing(true)
+            if failures > 0 { logger.notice("The change feed is back; in-memory caches serve again") }
+            var lastChecked = ContinuousClock.now
+            while !Task.isCancelled {
+                if ContinuousClock.now - lastChecked >= heartbeat {
+                    try await connection.checkAlive(within: heartbeat)
+                    lastChecked = .now
+                }
+                for notification in try await connection.notifications(waitingUpTo: .milliseconds(250)) {
+                    caches.invalidate(topic: notification.payload)
+                }
+            }
+        } catch {
+            connection.close()
+            throw error
         }
     }
 }

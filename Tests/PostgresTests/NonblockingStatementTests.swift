@@ -4,17 +4,15 @@ import Testing
 
 @testable import Postgres
 
-/// `PostgresClient.query` answers a statement its connection has prepared without one of the
-/// pool's threads: the caller sends it and `PostgresReactor` waits for the answer. Each test
-/// runs a statement once to prepare it, checks the next run takes that path, and then holds
-/// the path to what the thread path promises. Cancellation is in PoolTests, for both paths.
-@Suite("Lone statements answered without a thread")
-struct LoneStatementTests {
-    /// Runs `query` once (preparing it on the pool's one connection) and checks the connection
-    /// would now send it at once.
+/// Statements go out with `PQflush` and answers come in with `PQconsumeInput` as the socket
+/// allows, without a thread waiting on either. Each test runs a statement once to prepare it, so
+/// the next run is a bare Execute, then holds the nonblocking path to what callers rely on.
+/// Cancellation is in PoolTests.
+@Suite("Nonblocking statements")
+struct NonblockingStatementTests {
+    /// Runs `query` once, preparing it on the pool's one connection.
     private func prepare(_ query: PostgresQuery, on client: PostgresClient) async throws {
         try await client.query(query)
-        #expect(try await client.withConnection { $0.readyStatement(for: query) } != nil)
     }
 
     @Test func rowsAndErrorsComeBackAndTheConnectionIsReused() async throws {

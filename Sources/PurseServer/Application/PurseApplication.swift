@@ -34,6 +34,18 @@ public struct PurseApplication {
         masterKey: MasterKey,
         logger: Logger
     ) throws {
+        try self.init(configuration: configuration, pool: pool, masterKey: masterKey, logger: logger, webhookNetwork: .system)
+    }
+
+    /// With webhooks reaching the network through `webhookNetwork`: tests give a scripted
+    /// resolver.
+    package init(
+        configuration: ServerConfiguration,
+        pool: PostgresClient,
+        masterKey: MasterKey,
+        logger: Logger,
+        webhookNetwork: WebhookNetwork
+    ) throws {
         let router = Router(context: PurseRequestContext.self)
         router.add(middleware: ResponseMiddleware())
 
@@ -95,12 +107,19 @@ public struct PurseApplication {
             sessions: sessions, paymentMethods: paymentMethods, selection: selection, customers: customers
         ).register(on: api)
         EventsController(events: EventService(pool: pool, masterKey: masterKey)).register(on: api)
+        let destinations = WebhookDestinations(
+            policy: WebhookDestinationPolicy(
+                requireHTTPS: configuration.webhooks.requireHTTPS, allowList: configuration.webhooks.allowedHosts
+            ),
+            resolver: webhookNetwork.resolver
+        )
         WebhookEndpointsController(
-            endpoints: WebhookEndpointService(pool: pool, masterKey: masterKey, requireHTTPS: configuration.webhooks.requireHTTPS)
+            endpoints: WebhookEndpointService(pool: pool, masterKey: masterKey, destinations: destinations)
         ).register(on: api)
         let delivery = WebhookDeliveryService(
             store: deliveryStore,
-            transport: WebhookTransport(timeout: configuration.webhooks.timeout), logger: logger,
+            transport: WebhookTransport(timeout: configuration.webhooks.timeout),
+            logger: logger,
             pollInterval: configuration.webhooks.pollInterval
         )
 
@@ -215,6 +234,18 @@ public struct PurseApplication {
             return ConnectionLoopChildChannel(base: try TLSChannel(http, tlsConfiguration: tls))
         }
     }
+}
+
+/// How webhooks reach the network: the system's resolver in `purse serve`; tests substitute a
+/// scripted one.
+package struct WebhookNetwork: Sendable {
+    package var resolver: any HostResolver
+
+    package init(resolver: any HostResolver) {
+        self.resolver = resolver
+    }
+
+    package static var system: WebhookNetwork { WebhookNetwork(resolver: SystemHostResolver()) }
 }
 
 /// A certificate or key file `purse serve` cannot use.

@@ -88,7 +88,7 @@ struct WebhookDeliveryTests {
             _ = try await api.post("/v1/customers")
             let attempts = try await Self.waitForAttempts(1, endpoint: endpointID, api: api)
             #expect(attempts[0]["status_code"] == .null)
-            #expect(attempts[0]["error"] == "connection refused")
+            #expect(attempts[0]["error"] == "connection_failed")
             #expect(attempts[0]["next_retry_at"] == .null, "past give-up-after, there is no next attempt")
             let states = try await server.pool.query("SELECT state FROM webhook_deliveries WHERE endpoint_id = \(endpointID)")
             #expect(try states.map { try $0["state", as: String.self] } == ["failed"])

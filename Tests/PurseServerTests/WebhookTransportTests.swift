@@ -23,7 +23,7 @@ struct WebhookTransportTests {
         let started = ContinuousClock.now
         let outcome = await transport.send(attempt)
         #expect(ContinuousClock.now - started < .seconds(6))
-        #expect(outcome.error == "timed out")
+        #expect(outcome.failure == .timeout)
         #expect(!outcome.succeeded)
     }
 }

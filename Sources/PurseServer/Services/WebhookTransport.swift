@@ -26,7 +26,7 @@ final class WebhookTransport: NSObject, URLSessionTaskDelegate, @unchecked Senda
 
     func send(_ attempt: WebhookDeliveryStore.Attempt, at time: Int = Clock.now) async -> WebhookDeliveryStore.Outcome {
         guard let url = URL(string: attempt.url) else {
-            return .init(statusCode: nil, error: "invalid URL", durationMs: 0)
+            return .init(statusCode: nil, failure: .destinationNotAllowed, durationMs: 0, detail: "invalid URL")
         }
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
@@ -39,9 +39,11 @@ final class WebhookTransport: NSObject, URLSessionTaskDelegate, @unchecked Senda
         do {
             let response = try await responseWithin(timeout, to: request)
             let status = (response as? HTTPURLResponse)?.statusCode
-            return .init(statusCode: status, error: nil, durationMs: Self.milliseconds(since: started))
+            return .init(statusCode: status, failure: nil, durationMs: Self.milliseconds(since: started))
         } catch {
-            return .init(statusCode: nil, error: Self.describe(error), durationMs: Self.milliseconds(since: started))
+            return .init(
+                statusCode: nil, failure: Self.failure(for: error), durationMs: Self.milliseconds(since: started), detail: "\(error)"
+            )
         }
     }
 
@@ -74,15 +76,15 @@ final class WebhookTransport: NSObject, URLSessionTaskDelegate, @unchecked Senda
         return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
     }
 
-    /// A short reason for the delivery log, never the body or the secret.
-    private static func describe(_ error: any Error) -> String {
-        let nsError = error as NSError
-        switch nsError.code {
-        case NSURLErrorTimedOut: return "timed out"
-        case NSURLErrorCannotConnectToHost: return "connection refused"
-        case NSURLErrorCannotFindHost: return "host not found"
-        case NSURLErrorNetworkConnectionLost: return "connection lost"
-        default: return "network error \(nsError.code)"
+    /// The class of a network error: what the tenant sees (the error itself goes to the log).
+    private static func failure(for error: any Error) -> WebhookFailure {
+        let code = (error as NSError).code
+        switch code {
+        case NSURLErrorTimedOut: return .timeout
+        case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed: return .dnsFailure
+        case NSURLErrorClientCertificateRequired...NSURLErrorSecureConnectionFailed: return .tlsFailure
+        case NSURLErrorBadServerResponse: return .invalidResponse
+        default: return .connectionFailed
         }
     }
 }

@@ -2,7 +2,7 @@ public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 public import Logging
-import NIOSSL
+package import NIOSSL
 public import Postgres
 public import PurseCore
 import ServiceLifecycle
@@ -38,7 +38,7 @@ public struct PurseApplication {
     }
 
     /// With webhooks reaching the network through `webhookNetwork`: tests give a scripted
-    /// resolver.
+    /// resolver and their own certificate authority.
     package init(
         configuration: ServerConfiguration,
         pool: PostgresClient,
@@ -118,7 +118,10 @@ public struct PurseApplication {
         ).register(on: api)
         let delivery = WebhookDeliveryService(
             store: deliveryStore,
-            transport: WebhookTransport(timeout: configuration.webhooks.timeout),
+            transport: WebhookTransport(
+                timeout: configuration.webhooks.timeout, destinations: destinations,
+                client: WebhookHTTPClient(trustRoots: webhookNetwork.trustRoots)
+            ),
             logger: logger,
             pollInterval: configuration.webhooks.pollInterval
         )
@@ -236,13 +239,16 @@ public struct PurseApplication {
     }
 }
 
-/// How webhooks reach the network: the system's resolver in `purse serve`; tests substitute a
-/// scripted one.
+/// How webhook deliveries reach the network: the system's resolver and trust roots in `purse
+/// serve`. Tests substitute a scripted resolver and their own certificate authority; nothing
+/// turns certificate checks off.
 package struct WebhookNetwork: Sendable {
     package var resolver: any HostResolver
+    package var trustRoots: NIOSSLTrustRoots
 
-    package init(resolver: any HostResolver) {
+    package init(resolver: any HostResolver, trustRoots: NIOSSLTrustRoots = .default) {
         self.resolver = resolver
+        self.trustRoots = trustRoots
     }
 
     package static var system: WebhookNetwork { WebhookNetwork(resolver: SystemHostResolver()) }

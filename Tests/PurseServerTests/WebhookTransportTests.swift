@@ -27,7 +27,8 @@ struct WebhookTransportTests {
         defer { endpoint.stop() }
         let started = ContinuousClock.now
         let outcome = await Self.transport(timeout: .seconds(2)).send(Self.attempt("http://127.0.0.1:\(endpoint.port)/hook"))
-        #expect(ContinuousClock.now - started < .seconds(6))
+        // The answer would take a minute; the bound leaves room for a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(outcome.failure == .timeout)
         #expect(outcome.statusCode == nil && !outcome.succeeded)
     }
@@ -37,7 +38,8 @@ struct WebhookTransportTests {
         let started = ContinuousClock.now
         let outcome = await Self.transport(resolver: resolver, timeout: .milliseconds(500))
             .send(Self.attempt("https://stuck.example.com/hook"))
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // The lookup would take an hour; the bound leaves room for a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(outcome.failure == .timeout)
         #expect(outcome.durationMs >= 450)
     }
@@ -160,10 +162,8 @@ struct WebhookTransportTests {
             while !stopped() { usleep(50_000) }
         }
         defer { endpoint.stop() }
-        let started = ContinuousClock.now
-        let outcome = await Self.transport(timeout: .seconds(10)).send(Self.attempt("http://127.0.0.1:\(endpoint.port)/"))
-        #expect(outcome.statusCode == 200)
-        #expect(ContinuousClock.now - started < .seconds(5), "it did not wait for the rest")
+        let outcome = await Self.transport().send(Self.attempt("http://127.0.0.1:\(endpoint.port)/"))
+        #expect(outcome.statusCode == 200, "waiting for the rest of the body would have ended in a timeout")
     }
 
     @Test func interimResponsesAreSkipped() async throws {
@@ -179,7 +179,7 @@ struct WebhookTransportTests {
 
     static func transport(
         policy: WebhookDestinationPolicy = WebhookDestinationPolicy(), resolver: any HostResolver = ScriptedResolver(),
-        timeout: Duration = .seconds(5), trustRoots: NIOSSLTrustRoots = .default
+        timeout: Duration = .seconds(30), trustRoots: NIOSSLTrustRoots = .default
     ) -> WebhookTransport {
         WebhookTransport(
             timeout: timeout, destinations: WebhookDestinations(policy: policy, resolver: resolver),

@@ -315,7 +315,10 @@ doc = {
       "WebhookEndpointList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("WebhookEndpoint")}}}]},
       "WebhookDeliveryAttempt": {"type": "object", "required": ["id", "object", "created", "duration_ms", "endpoint", "event"], "properties": {
           "id": S, "object": {"const": "webhook_delivery_attempt"}, "created": {"type": "integer"}, "duration_ms": {"type": "integer"},
-          "endpoint": S, "error": nullable("string"), "event": S, "next_retry_at": {"type": ["integer", "null"]}, "status_code": {"type": ["integer", "null"]}}},
+          "endpoint": S,
+          "error": {"enum": ["destination_not_allowed", "dns_failure", "connection_failed", "tls_failure", "timeout", "invalid_response", None],
+                    "description": "Why no response came, as a class (never the network's own error text); null when a response came"},
+          "event": S, "next_retry_at": {"type": ["integer", "null"]}, "status_code": {"type": ["integer", "null"]}}},
       "WebhookDeliveryAttemptList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("WebhookDeliveryAttempt")}}}]},
       "EventList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("Event")}}}]},
     },

@@ -91,6 +91,14 @@ struct ServeCommand: AsyncParsableCommand {
     var webhookRequireHTTPS = false
 
     @Option(
+        name: .customLong("webhook-allowed-hosts"),
+        help: ArgumentHelp(
+            "With --webhook-require-https, host names and address blocks exempt from the public-host rules, comma-separated, "
+                + "such as localhost,hooks.internal,10.0.0.0/8 (env PURSE_WEBHOOK_ALLOWED_HOSTS; default none).")
+    )
+    var webhookAllowedHosts: String?
+
+    @Option(
         name: .customLong("webhook-retry-schedule"),
         help: ArgumentHelp(
             "Seconds before each webhook retry, comma-separated; the last repeats (env PURSE_WEBHOOK_RETRY_SCHEDULE; "
@@ -139,6 +147,9 @@ struct ServeCommand: AsyncParsableCommand {
         let settings = try serverConfiguration()
         LoggingSystem.bootstrap { LogfmtLogHandler(label: $0, level: settings.logLevel) }
         let logger = Logger(label: "purse")
+        if !settings.webhooks.allowedHosts.isEmpty && !settings.webhooks.requireHTTPS {
+            logger.warning("--webhook-allowed-hosts has no effect without --webhook-require-https: every destination is allowed")
+        }
 
         let workspace = try await Workspace.open(database, logger: logger)
         defer { workspace.close(logger: logger) }
@@ -246,8 +257,18 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("The webhook retry schedule is whole seconds separated by commas, such as 5,30,120.")
         }
         let timeoutSeconds = try number(webhookTimeout, "PURSE_WEBHOOK_TIMEOUT", default: 10)
+        let allowedHosts: WebhookAllowList
+        do throws(WebhookAllowList.InvalidEntry) {
+            allowedHosts = try WebhookAllowList(parsing: webhookAllowedHosts ?? Environment.value("PURSE_WEBHOOK_ALLOWED_HOSTS") ?? "")
+        } catch {
+            throw ValidationError(
+                "The webhook allowed hosts are host names and address blocks separated by commas, such as localhost,10.0.0.0/8; "
+                    + "'\(error.entry)' is neither."
+            )
+        }
         let webhooks = ServerConfiguration.Webhooks(
             requireHTTPS: webhookRequireHTTPS || Environment.flag("PURSE_WEBHOOK_REQUIRE_HTTPS"),
+            allowedHosts: allowedHosts,
             retrySchedule: schedule,
             giveUpAfter: try integer(webhookGiveUpAfter, "PURSE_WEBHOOK_GIVE_UP_AFTER", default: 259_200),
             timeout: .milliseconds(Int(timeoutSeconds * 1000))

@@ -46,7 +46,7 @@ struct WebhookDeliveryLockOrderTests {
                 try await connection.query("UPDATE webhook_deliveries SET state = 'failed' WHERE endpoint_id = 'we_lock' AND state = 'pending'")
             }
             await endpointLocked.wait()
-            async let recording: Void = store.record(attempt, outcome: .init(statusCode: nil, error: "refused", durationMs: 1))
+            async let recording: Void = store.record(attempt, outcome: .init(statusCode: nil, failure: .connectionFailed, durationMs: 1))
             try await change
             try await recording
 

@@ -88,7 +88,7 @@ struct WebhookDeliveryTests {
             _ = try await api.post("/v1/customers")
             let attempts = try await Self.waitForAttempts(1, endpoint: endpointID, api: api)
             #expect(attempts[0]["status_code"] == .null)
-            #expect(attempts[0]["error"] == "connection refused")
+            #expect(attempts[0]["error"] == "connection_failed")
             #expect(attempts[0]["next_retry_at"] == .null, "past give-up-after, there is no next attempt")
             let states = try await server.pool.query("SELECT state FROM webhook_deliveries WHERE endpoint_id = \(endpointID)")
             #expect(try states.map { try $0["state", as: String.self] } == ["failed"])
@@ -198,13 +198,104 @@ struct WebhookDeliveryTests {
         }
     }
 
+    /// The https-only mode against a name that rebinds: it resolved to a public address when it
+    /// was registered, and to loopback at delivery. The attempt is refused, its class recorded,
+    /// and nothing connects; an allowed name at the same kind of listener is connected to, so
+    /// the listener would have counted a connection.
+    @Test func aNameThatRebindsToLoopbackIsRefusedWithoutAConnection() async throws {
+        var configuration = Self.quickRetries
+        configuration.webhooks.requireHTTPS = true
+        configuration.webhooks.allowedHosts = try WebhookAllowList(parsing: "allowed.example.com")
+        let resolver = ScriptedResolver([
+            "rebind.example.com": [.addresses(["93.184.215.14"]), .addresses(["127.0.0.1"])],
+            "allowed.example.com": [.addresses(["127.0.0.1"])],
+        ])
+        try await LiveServer.with(configuration: configuration, webhookNetwork: WebhookNetwork(resolver: resolver)) { server in
+            try await ConnectionCounter.with { rebound in
+                try await ConnectionCounter.with { allowed in
+                    let api = try await server.makeAccount().secret
+                    let refused = try await Self.endpoint(api, URL(string: "https://rebind.example.com:\(rebound.port)")!, events: "*")
+                    let control = try await Self.endpoint(api, URL(string: "https://allowed.example.com:\(allowed.port)")!, events: "*")
+                    _ = try await api.post("/v1/customers")
+
+                    let attempts = try await Self.waitForAttempts(1, endpoint: refused, api: api)
+                    #expect(attempts[0]["error"] == "destination_not_allowed")
+                    #expect(attempts[0]["status_code"] == .null)
+                    #expect(attempts[0]["next_retry_at"] != .null, "checked again at the next attempt")
+                    let controlAttempts = try await Self.waitForAttempts(1, endpoint: control, api: api)
+                    // The listener closes at once: the handshake fails, or the connection does.
+                    #expect(["tls_failure", "connection_failed"].map(JSONValue.string).contains(controlAttempts[0]["error"] ?? .null))
+                    #expect(allowed.accepted >= 1)
+                    #expect(rebound.accepted == 0)
+                    #expect(resolver.asked.filter { $0.hasPrefix("rebind") }.count >= 2, "looked up at registration and delivery")
+                }
+            }
+        }
+    }
+
+    /// The delivery goes to the address the lookup gave, and the request names the URL's host.
+    @Test func deliversToTheCheckedAddressWithTheURLsHost() async throws {
+        let resolver = ScriptedResolver("hooks.example.com", ["127.0.0.1"])
+        try await LiveServer.with(configuration: Self.quickRetries, webhookNetwork: WebhookNetwork(resolver: resolver)) { server in
+            try await WebhookReceiver.with { receiver in
+                let api = try await server.makeAccount().secret
+                let endpointID = try await Self.endpoint(api, URL(string: "http://hooks.example.com:\(receiver.port)")!, events: "*")
+                _ = try await api.post("/v1/customers")
+                let delivery = try #require(try await receiver.waitForDeliveries(1).first)
+                #expect(delivery.host == "hooks.example.com:\(receiver.port)")
+                #expect(try await Self.waitForAttempts(1, endpoint: endpointID, api: api)[0]["status_code"] == 200)
+                #expect(resolver.asked == ["hooks.example.com"], "one lookup, at delivery; none at registration by default")
+            }
+        }
+    }
+
+    /// https end to end in the https-only mode, to a name on the allow-list whose certificate
+    /// comes from the test's own authority (given as the only trust root).
+    @Test func deliversOverHTTPSToAnAllowedName() async throws {
+        let authority = try TestCertificateAuthority()
+        var configuration = Self.quickRetries
+        configuration.webhooks.requireHTTPS = true
+        configuration.webhooks.allowedHosts = try WebhookAllowList(parsing: "hooks.example.com")
+        let network = WebhookNetwork(
+            resolver: ScriptedResolver("hooks.example.com", ["127.0.0.1"]), trustRoots: .certificates([authority.certificate])
+        )
+        try await LiveServer.with(configuration: configuration, webhookNetwork: network) { server in
+            try await WebhookReceiver.with(tls: try authority.serverConfiguration(for: ["hooks.example.com"])) { receiver in
+                let api = try await server.makeAccount().secret
+                let created = try await api.post(
+                    "/v1/webhook_endpoints",
+                    "url=\(Self.encoded(URL(string: "https://hooks.example.com:\(receiver.port)")!, "/tls"))&enabled_events[]=*"
+                ).json
+                let endpointID = try #require(created["id"]?.stringValue)
+                let secret = try #require(created["secret"]?.stringValue)
+                _ = try await api.post("/v1/customers")
+
+                let delivery = try #require(try await receiver.waitForDeliveries(1).first)
+                #expect(delivery.path == "/tls" && delivery.host == "hooks.example.com:\(receiver.port)")
+                let signature = try #require(delivery.signature)
+                let timestamp = try #require(signature.split(separator: ",").first.flatMap { Int($0.dropFirst(2)) })
+                #expect(signature == WebhookSignature.header(secret: secret, timestamp: timestamp, body: delivery.body))
+                let attempts = try await Self.waitForAttempts(1, endpoint: endpointID, api: api)
+                #expect(attempts[0]["status_code"] == 200 && attempts[0]["error"] == .null)
+
+                // Not on the allow-list, the same loopback receiver is refused at registration.
+                let refused = try await api.post("/v1/webhook_endpoints", "url=https%3A%2F%2F127.0.0.1%3A\(receiver.port)%2F&enabled_events[]=*")
+                #expect(refused.status == 400 && refused.error?["param"] == "url")
+            }
+        }
+    }
+
     private static func encoded(_ base: URL, _ path: String) -> String {
         (base.absoluteString + path).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
     }
 
     private static func endpoint(_ api: APIClient, _ receiver: WebhookReceiver, path: String = "/hook", events: String) async throws -> String {
-        let created = try await api.post("/v1/webhook_endpoints", "url=\(encoded(receiver.url, path))&enabled_events[]=\(events)")
-        return try #require(created.json["id"]?.stringValue)
+        try await endpoint(api, receiver.url, path: path, events: events)
+    }
+
+    private static func endpoint(_ api: APIClient, _ base: URL, path: String = "/hook", events: String) async throws -> String {
+        let created = try await api.post("/v1/webhook_endpoints", "url=\(encoded(base, path))&enabled_events[]=\(events)")
+        return try #require(created.json["id"]?.stringValue, "\(created.json)")
     }
 
     /// The endpoint's attempts, newest first, once at least `count` are recorded.

@@ -1,4 +1,5 @@
 import Foundation
+import PurseCore
 import PurseModels
 import PurseServer
 import TestSupport
@@ -87,6 +88,13 @@ struct WebhookEndpointTests {
             let refused = [
                 "http://example.com/hook", "https://localhost/hook", "https://127.0.0.1/hook", "https://10.1.2.3/hook",
                 "https://192.168.0.4/hook", "https://[::1]/hook", "https://printer.local/hook", "https://169.254.169.254/latest",
+                // Loopback in the spellings a connection reads as it, and special-use names.
+                "https://localhost./hook", "https://[0:0:0:0:0:0:0:1]/hook", "https://[::]/hook", "https://2130706433/hook",
+                "https://0x7f000001/hook", "https://0x7f.0.0.1/hook", "https://0177.0.0.1/hook", "https://127.1/hook",
+                "https://017700000001/hook", "https://[::ffff:127.0.0.1]/hook", "https://[::ffff:7f00:1]/hook",
+                "https://100.64.0.1/hook", "https://[fd00::1]/hook", "https://[fe80::1]/hook", "https://224.0.0.1/hook",
+                "https://api.localhost/hook", "https://db.internal/hook", "https://nas.home.arpa/hook", "https://x.test/hook",
+                "https://x.invalid./hook",
             ]
             for url in refused {
                 let encoded = url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
@@ -96,6 +104,33 @@ struct WebhookEndpointTests {
             }
             let accepted = try await api.post("/v1/webhook_endpoints", "url=https%3A%2F%2Fhooks.example.com%2Fpurse&enabled_events[]=*")
             #expect(accepted.status == 200)
+            let id = try #require(accepted.json["id"]?.stringValue)
+            let moved = try await api.post("/v1/webhook_endpoints/\(id)", "url=https%3A%2F%2F2130706433%2F")
+            #expect(moved.status == 400 && moved.error?["param"] == "url", "an update is checked as a creation")
+            #expect(try await api.get("/v1/webhook_endpoints/\(id)").json["url"] == "https://hooks.example.com/purse")
+        }
+    }
+
+    /// A name that does not resolve when it is registered is accepted (every delivery checks it
+    /// again); the operator's allow-list exempts names and blocks of addresses.
+    @Test func theHTTPSSettingAcceptsUnresolvedNamesAndTheAllowList() async throws {
+        var configuration = ServerConfiguration(port: 0, logLevel: .warning)
+        configuration.webhooks.requireHTTPS = true
+        configuration.webhooks.allowedHosts = try WebhookAllowList(parsing: "receiver,10.0.0.0/8")
+        let resolver = ScriptedResolver(["receiver": [.addresses(["172.18.0.5"])], "loopback.example.com": [.addresses(["127.0.0.1"])]])
+        try await LiveServer.with(configuration: configuration, webhookNetwork: WebhookNetwork(resolver: resolver)) { server in
+            let api = try await server.makeAccount().secret
+            for (url, status) in [
+                ("https://not-yet.example.com/hook", 200), ("https://receiver:8443/hook", 200), ("https://10.1.2.3/hook", 200),
+                ("https://[::ffff:10.1.2.3]/hook", 200), ("https://loopback.example.com/hook", 400), ("https://11.0.0.1.invalid/", 400),
+                ("https://192.168.0.4/hook", 400), ("http://receiver/hook", 400),
+            ] {
+                let encoded = url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                let response = try await api.post("/v1/webhook_endpoints", "url=\(encoded)&enabled_events[]=*")
+                #expect(response.status == status, "\(url): \(response.json)")
+            }
+            #expect(resolver.asked.contains("not-yet.example.com."))
+            #expect(resolver.asked.contains("receiver"), "an allowed name is looked up as written")
         }
     }
 

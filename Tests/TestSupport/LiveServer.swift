@@ -37,13 +37,27 @@ public final class LiveServer: Sendable {
         poolOptions: PostgresClient.Options = .init(maxConnections: 4, checkoutTimeout: .seconds(2)),
         masterKey: MasterKey = .generate()
     ) async throws -> LiveServer {
+        try await start(
+            database: database, configuration: configuration, poolOptions: poolOptions, masterKey: masterKey, webhookNetwork: .system
+        )
+    }
+
+    /// Starts a server whose webhooks reach the network through `webhookNetwork` (a scripted
+    /// resolver, a test certificate authority).
+    package static func start(
+        database: PostgresConfiguration,
+        configuration: ServerConfiguration = ServerConfiguration(port: 0, logLevel: .warning),
+        poolOptions: PostgresClient.Options = .init(maxConnections: 4, checkoutTimeout: .seconds(2)),
+        masterKey: MasterKey = .generate(),
+        webhookNetwork: WebhookNetwork
+    ) async throws -> LiveServer {
         let pool = PostgresClient(configuration: database, options: poolOptions)
         try await Schema.migrator().migrate(pool)
         var logger = Logger(label: "purse.test")
         logger.logLevel = configuration.logLevel
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let api = try PurseApplication(
-            configuration: configuration, pool: pool, masterKey: masterKey, logger: logger
+            configuration: configuration, pool: pool, masterKey: masterKey, logger: logger, webhookNetwork: webhookNetwork
         )
         let application = api.application(onServerRunning: { port in portContinuation.yield(port) })
         let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
@@ -65,8 +79,17 @@ public final class LiveServer: Sendable {
         configuration: ServerConfiguration = ServerConfiguration(port: 0, logLevel: .warning),
         _ body: (LiveServer) async throws -> Result
     ) async throws -> Result {
+        try await with(configuration: configuration, webhookNetwork: .system, body)
+    }
+
+    /// ``with(configuration:_:)`` with webhooks reaching the network through `webhookNetwork`.
+    package static func with<Result>(
+        configuration: ServerConfiguration = ServerConfiguration(port: 0, logLevel: .warning),
+        webhookNetwork: WebhookNetwork,
+        _ body: (LiveServer) async throws -> Result
+    ) async throws -> Result {
         try await TestPostgres.withEmptyDatabase { database in
-            let server = try await start(database: database.configuration, configuration: configuration)
+            let server = try await start(database: database.configuration, configuration: configuration, webhookNetwork: webhookNetwork)
             do {
                 let result = try await body(server)
                 await server.stop()

@@ -1,16 +1,20 @@
 public import Foundation
 import Hummingbird
+import HummingbirdTLS
 import Logging
+public import NIOSSL
 public import PurseModels
 import ServiceLifecycle
 import Synchronization
 
-/// A real HTTP server on a loopback port that webhook endpoints point at: it records every
-/// request and answers with scripted status codes.
+/// A real HTTP server (or https, with a TLS configuration) on a loopback port that webhook
+/// endpoints point at: it records every request and answers with scripted status codes.
 public final class WebhookReceiver: Sendable {
     /// One request as it arrived.
     public struct Delivery: Sendable {
         public let path: String
+        /// The `Host` header.
+        public let host: String?
         public let signature: String?
         public let contentLength: String?
         public let transferEncoding: String?
@@ -24,21 +28,26 @@ public final class WebhookReceiver: Sendable {
         let state = Mutex<(deliveries: [Delivery], replies: [Int], delays: [String: Duration])>(([], [], [:]))
     }
 
+    /// `http(s)://127.0.0.1:<port>`.
     public let url: URL
+    public let port: Int
     private let inbox: Inbox
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
 
-    private init(port: Int, inbox: Inbox, group: ServiceGroup, running: Task<Void, any Error>) {
-        self.url = URL(string: "http://127.0.0.1:\(port)")!
+    private init(port: Int, tls: Bool, inbox: Inbox, group: ServiceGroup, running: Task<Void, any Error>) {
+        self.url = URL(string: "\(tls ? "https" : "http")://127.0.0.1:\(port)")!
+        self.port = port
         self.inbox = inbox
         self.group = group
         self.running = running
     }
 
-    /// Runs `body` with a receiver listening, and stops it afterwards.
-    public static func with<Result>(_ body: (WebhookReceiver) async throws -> Result) async throws -> Result {
-        let receiver = try await start()
+    /// Runs `body` with a receiver listening, over TLS with `tls`, and stops it afterwards.
+    public static func with<Result>(
+        tls: TLSConfiguration? = nil, _ body: (WebhookReceiver) async throws -> Result
+    ) async throws -> Result {
+        let receiver = try await start(tls: tls)
         do {
             let result = try await body(receiver)
             await receiver.stop()
@@ -72,13 +81,14 @@ public final class WebhookReceiver: Sendable {
         throw TestSetupError("Expected \(count) webhook deliveries, received \(deliveries.count)")
     }
 
-    private static func start() async throws -> WebhookReceiver {
+    private static func start(tls: TLSConfiguration?) async throws -> WebhookReceiver {
         let inbox = Inbox()
         let router = Router()
         router.post("**") { request, _ -> Response in
             let body = try await request.body.collect(upTo: 1 << 22)
             let delivery = Delivery(
                 path: request.uri.path,
+                host: request.head.authority,
                 signature: request.headers.first { $0.name.canonicalName == "stripe-signature" }?.value,
                 contentLength: request.headers[.contentLength],
                 transferEncoding: request.headers[.transferEncoding],
@@ -97,6 +107,7 @@ public final class WebhookReceiver: Sendable {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let application = Application(
             router: router,
+            server: try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1(),
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
             logger: logger
@@ -105,7 +116,7 @@ public final class WebhookReceiver: Sendable {
         let running = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw TestSetupError("The webhook receiver did not start") }
-        return WebhookReceiver(port: port, inbox: inbox, group: group, running: running)
+        return WebhookReceiver(port: port, tls: tls != nil, inbox: inbox, group: group, running: running)
     }
 
     private func stop() async {

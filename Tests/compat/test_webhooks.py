@@ -9,6 +9,7 @@ import json
 import re
 import signal
 import socket
+import subprocess
 import threading
 import time
 import urllib.error
@@ -17,7 +18,7 @@ import urllib.request
 import pytest
 import stripe
 
-from conftest import psql
+from conftest import Server, psql, purse_binary
 
 
 class Receiver:
@@ -274,17 +275,58 @@ def test_invalid_updates_are_refused(client):
     assert missing.value.http_status == 404 and missing.value.code == "resource_missing"
 
 
+# Loopback in every spelling a connection reads as loopback, the rest of the non-public space, and
+# special-use names: all refused in the https-only mode.
+NOT_PUBLIC = [
+    "https://127.0.0.1/x", "https://localhost/x", "https://10.1.2.3/x", "https://192.168.0.7/x", "https://[::1]/x",
+    "https://localhost./x", "https://[0:0:0:0:0:0:0:1]/x", "https://[::]/x", "https://2130706433/x", "https://0x7f000001/x",
+    "https://0x7f.0.0.1/x", "https://0177.0.0.1/x", "https://127.1/x", "https://017700000001/x",
+    "https://[::ffff:127.0.0.1]/x", "https://[::ffff:7f00:1]/x", "https://169.254.169.254/latest/meta-data/",
+    "https://100.64.0.1/x", "https://[fd00::1]/x", "https://[fe80::1]/x", "https://[64:ff9b::7f00:1]/x",
+    "https://api.localhost/x", "https://printer.local/x", "https://db.internal/x", "https://nas.home.arpa/x",
+    "https://x.test/x", "https://x.invalid./x",
+]
+
+
 def test_https_only_setting(purse, account):
     with purse.sibling("--webhook-require-https") as strict:
         client = strict.client(account["secret_key"], max_network_retries=0)
-        for url in ["http://hooks.example.com/x", "https://127.0.0.1/x", "https://localhost/x",
-                    "https://10.1.2.3/x", "https://192.168.0.7/x", "https://[::1]/x"]:
+        for url in ["http://hooks.example.com/x", *NOT_PUBLIC]:
             with pytest.raises(stripe.InvalidRequestError) as error:
                 client.v1.webhook_endpoints.create(params={"url": url, "enabled_events": ["*"]})
             assert error.value.param == "url", url
+            assert "resolves" not in error.value.user_message, "the refusal says nothing of what a name resolved to"
         assert client.v1.webhook_endpoints.create(
             params={"url": "https://hooks.example.com/x", "enabled_events": ["*"]}
         ).url == "https://hooks.example.com/x"
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+def test_https_only_setting_with_allowed_hosts(purse, account, how):
+    allowed = "localhost, 127.0.0.1/32,[::1]"
+    if how == "flag":
+        server = purse.sibling("--webhook-require-https", "--webhook-allowed-hosts", allowed)
+    else:
+        env = dict(purse.env, PURSE_WEBHOOK_REQUIRE_HTTPS="1", PURSE_WEBHOOK_ALLOWED_HOSTS=allowed)
+        server = Server(None, purse.data, env, purse.log, database=purse.database).sibling()
+    with server as strict:
+        client = strict.client(account["secret_key"], max_network_retries=0)
+        for url in ["https://localhost:8443/x", "https://127.0.0.1/x", "https://2130706433/x", "https://[::1]/x",
+                    "https://[::ffff:127.0.0.1]/x"]:
+            assert client.v1.webhook_endpoints.create(params={"url": url, "enabled_events": ["*"]}).url == url
+        for url in ["http://localhost/x", "https://127.0.0.2/x", "https://10.1.2.3/x", "https://api.localhost/x"]:
+            with pytest.raises(stripe.InvalidRequestError) as error:
+                client.v1.webhook_endpoints.create(params={"url": url, "enabled_events": ["*"]})
+            assert error.value.param == "url", url
+
+
+def test_a_bad_allowed_host_stops_the_server(purse):
+    result = subprocess.run(
+        [purse_binary(), "serve", "--port", "0", "--webhook-allowed-hosts", "localhost,*.example.com"],
+        env=purse.env, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode != 0
+    assert "'*.example.com' is neither" in result.stderr
 
 
 # MARK: - Delivery
@@ -473,7 +515,7 @@ def test_retries_after_failures(purse, receivers):
         eventually(lambda: deliveries_by_state(database, gone.id) == {"failed": 1}, "giving up", timeout=15)
         tries = attempts(client, gone.id)
         assert len(tries) >= 3
-        assert all(t.status_code is None and t.error == "connection refused" for t in tries)
+        assert all(t.status_code is None and t.error == "connection_failed" for t in tries)
         assert tries[0].next_retry_at is None and all(t.next_retry_at for t in tries[1:])
         assert tries[0].created + 1 > event.created + 5
         assert client.v1.events.retrieve(event.id).pending_webhooks == 0
@@ -488,7 +530,7 @@ def test_an_attempt_that_takes_too_long_is_retried(purse, receivers):
         endpoint = listen(client, receiver)
         client.v1.customers.create()
         [first] = eventually(lambda: attempts(client, endpoint.id), "the first attempt to time out")
-        assert first.status_code is None and first.error == "timed out"
+        assert first.status_code is None and first.error == "timeout"
         assert 900 <= first.duration_ms < 5000 and first.next_retry_at == first.created + 1
         receiver.gate.set()
         eventually(lambda: deliveries_by_state(database, endpoint.id) == {"delivered": 1}, "the retry to succeed")

@@ -41,14 +41,20 @@ public struct WebhookDeliveryStore: Sendable {
 
     /// What happened when an attempt was made.
     public struct Outcome: Sendable {
+        /// The response's status, or nil when no response came.
         public let statusCode: Int?
-        public let error: String?
+        /// Why no response came; what the tenant sees.
+        public let failure: WebhookFailure?
         public let durationMs: Int
+        /// The network's own account of a failure, for the operator's log only: it is never
+        /// stored or shown to the tenant.
+        public let detail: String?
 
-        public init(statusCode: Int?, error: String?, durationMs: Int) {
+        public init(statusCode: Int?, failure: WebhookFailure?, durationMs: Int, detail: String? = nil) {
             self.statusCode = statusCode
-            self.error = error
+            self.failure = failure
             self.durationMs = durationMs
+            self.detail = detail
         }
 
         /// Stripe counts any 2xx as delivered.
@@ -163,7 +169,7 @@ public struct WebhookDeliveryStore: Sendable {
                 """
                 INSERT INTO webhook_attempts (id, account_id, endpoint_id, event_id, created, status_code, duration_ms, error, next_retry_at)
                 VALUES (\(ObjectID.make(.delivery)), \(attempt.accountID), \(attempt.endpointID), \(attempt.eventID), \(time),
-                        \(outcome.statusCode.map(Int32.init)), \(Int32(outcome.durationMs)), \(outcome.error), \(nextRetry))
+                        \(outcome.statusCode.map(Int32.init)), \(Int32(outcome.durationMs)), \(outcome.failure?.rawValue), \(nextRetry))
                 """
             )
             try await connection.query(

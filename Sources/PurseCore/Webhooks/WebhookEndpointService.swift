@@ -6,8 +6,8 @@ public import PurseModels
 public struct WebhookEndpointService: Sendable {
     private let pool: PostgresClient
     private let secrets: DerivedSecrets
-    /// When true, only https URLs to public hosts are accepted (a production setting).
-    private let requireHTTPS: Bool
+    /// Which endpoint URLs are accepted.
+    private let destinations: WebhookDestinations
 
     /// The event types Purse records; `*` means all of them.
     public static let eventTypes: Set<String> = [
@@ -17,10 +17,10 @@ public struct WebhookEndpointService: Sendable {
         "setup_intent.canceled",
     ]
 
-    public init(pool: PostgresClient, masterKey: MasterKey, requireHTTPS: Bool) {
+    public init(pool: PostgresClient, masterKey: MasterKey, destinations: WebhookDestinations) {
         self.pool = pool
         self.secrets = DerivedSecrets(masterKey: masterKey)
-        self.requireHTTPS = requireHTTPS
+        self.destinations = destinations
     }
 
     public struct CreateParameters: Decodable, Sendable {
@@ -71,11 +71,13 @@ public struct WebhookEndpointService: Sendable {
 
     /// Creates an endpoint and shows its signing secret, as Stripe does.
     public func create(_ params: CreateParameters, by caller: Credential) async throws -> WebhookEndpoint {
+        let description = try TextRules.limited(params.description, to: 5000, param: "description")
+        let events = try Self.checkedEvents(params.enabledEvents)
+        let metadata = try MetadataRules.new(params.metadata)
+        // The URL last of the parameters: its check may look the host up.
         var endpoint = WebhookEndpoint(
-            id: ObjectID.make(.webhookEndpoint), apiVersion: params.apiVersion, created: Clock.now,
-            description: try TextRules.limited(params.description, to: 5000, param: "description"),
-            enabledEvents: try Self.checkedEvents(params.enabledEvents), metadata: try MetadataRules.new(params.metadata),
-            secret: nil, status: "enabled", url: try checkedURL(params.url)
+            id: ObjectID.make(.webhookEndpoint), apiVersion: params.apiVersion, created: Clock.now, description: description,
+            enabledEvents: events, metadata: metadata, secret: nil, status: "enabled", url: try await checkedURL(params.url)
         )
         if let version = params.apiVersion, (try? StripeVersion.parse(version)) == nil {
             throw PurseError.invalidParameter("api_version", "Invalid API version: \(version)")
@@ -101,7 +103,8 @@ public struct WebhookEndpointService: Sendable {
     }
 
     public func update(_ id: String, _ params: UpdateParameters, by caller: Credential) async throws -> WebhookEndpoint {
-        let url = try params.url.map(checkedURL)
+        let url: String?
+        if let requested = params.url { url = try await checkedURL(requested) } else { url = nil }
         let events = try params.enabledEvents.map(Self.checkedEvents)
         return try await pool.withTransaction { connection in
             let rows = try await connection.query(
@@ -180,36 +183,14 @@ public struct WebhookEndpointService: Sendable {
         return events.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
     }
 
-    /// http(s) URLs; with `requireHTTPS`, https to a public host only (no loopback, private or
-    /// link-local address, no `localhost`).
-    func checkedURL(_ text: String) throws -> String {
-        guard text.count <= 2048, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
-        else {
-            throw PurseError.invalidParameter("url", "Invalid URL: the endpoint must be an absolute http(s) URL.")
-        }
-        if requireHTTPS {
-            guard scheme == "https" else {
-                throw PurseError.invalidParameter("url", "Invalid URL: this server accepts only https endpoints.")
-            }
-            guard !Self.isPrivateHost(host) else {
-                throw PurseError.invalidParameter("url", "Invalid URL: this server accepts only public hosts.")
-            }
+    /// The URL, once the destination rules accept it (``WebhookDestinations/checkRegistration(_:)``).
+    func checkedURL(_ text: String) async throws -> String {
+        do throws(WebhookDestinationPolicy.Refusal) {
+            try await destinations.checkRegistration(text)
+        } catch {
+            throw PurseError.invalidParameter("url", error.message)
         }
         return text
-    }
-
-    static func isPrivateHost(_ host: String) -> Bool {
-        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if name == "localhost" || name.hasSuffix(".localhost") || name.hasSuffix(".local") || name.hasSuffix(".internal") { return true }
-        if name == "::1" || name.hasPrefix("fe80:") || name.hasPrefix("fc") || name.hasPrefix("fd") { return name.contains(":") }
-        let parts = name.split(separator: ".").compactMap { Int($0) }
-        guard parts.count == 4 else { return false }
-        switch (parts[0], parts[1]) {
-        case (10, _), (127, _), (0, _), (169, 254), (192, 168): return true
-        case (172, 16...31), (100, 64...127): return true
-        default: return false
-        }
     }
 
     static func endpoint(_ row: PostgresRow) throws -> WebhookEndpoint {

@@ -2,7 +2,7 @@ public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 public import Logging
-import NIOSSL
+package import NIOSSL
 public import Postgres
 public import PurseCore
 import ServiceLifecycle
@@ -33,6 +33,18 @@ public struct PurseApplication {
         pool: PostgresClient,
         masterKey: MasterKey,
         logger: Logger
+    ) throws {
+        try self.init(configuration: configuration, pool: pool, masterKey: masterKey, logger: logger, webhookNetwork: .system)
+    }
+
+    /// With webhooks reaching the network through `webhookNetwork`: tests give a scripted
+    /// resolver and their own certificate authority.
+    package init(
+        configuration: ServerConfiguration,
+        pool: PostgresClient,
+        masterKey: MasterKey,
+        logger: Logger,
+        webhookNetwork: WebhookNetwork
     ) throws {
         let router = Router(context: PurseRequestContext.self)
         router.add(middleware: ResponseMiddleware())
@@ -99,12 +111,22 @@ public struct PurseApplication {
             sessions: sessions, paymentMethods: paymentMethods, selection: selection, customers: customers
         ).register(on: api)
         EventsController(events: EventService(pool: pool, masterKey: masterKey)).register(on: api)
+        let destinations = WebhookDestinations(
+            policy: WebhookDestinationPolicy(
+                requireHTTPS: configuration.webhooks.requireHTTPS, allowList: configuration.webhooks.allowedHosts
+            ),
+            resolver: webhookNetwork.resolver
+        )
         WebhookEndpointsController(
-            endpoints: WebhookEndpointService(pool: pool, masterKey: masterKey, requireHTTPS: configuration.webhooks.requireHTTPS)
+            endpoints: WebhookEndpointService(pool: pool, masterKey: masterKey, destinations: destinations)
         ).register(on: api)
         let delivery = WebhookDeliveryService(
             store: deliveryStore,
-            transport: WebhookTransport(timeout: configuration.webhooks.timeout), logger: logger,
+            transport: WebhookTransport(
+                timeout: configuration.webhooks.timeout, destinations: destinations,
+                client: WebhookHTTPClient(trustRoots: webhookNetwork.trustRoots)
+            ),
+            logger: logger,
             pollInterval: configuration.webhooks.pollInterval
         )
 
@@ -219,6 +241,21 @@ public struct PurseApplication {
             return ConnectionLoopChildChannel(base: try TLSChannel(http, tlsConfiguration: tls))
         }
     }
+}
+
+/// How webhook deliveries reach the network: the system's resolver and trust roots in `purse
+/// serve`. Tests substitute a scripted resolver and their own certificate authority; nothing
+/// turns certificate checks off.
+package struct WebhookNetwork: Sendable {
+    package var resolver: any HostResolver
+    package var trustRoots: NIOSSLTrustRoots
+
+    package init(resolver: any HostResolver, trustRoots: NIOSSLTrustRoots = .default) {
+        self.resolver = resolver
+        self.trustRoots = trustRoots
+    }
+
+    package static var system: WebhookNetwork { WebhookNetwork(resolver: SystemHostResolver()) }
 }
 
 /// A certificate or key file `purse serve` cannot use.

@@ -25,7 +25,8 @@ public import PurseCore
 /// | `--trusted-proxies` | `PURSE_TRUSTED_PROXIES` | none | addresses or CIDRs of proxies whose `X-Forwarded-For` names the client (for per-client limits) |
 /// | `--ephemeral-key-lifetime` | `PURSE_EPHEMERAL_KEY_LIFETIME` | `3600` | seconds an ephemeral key lives |
 /// | `--customer-session-lifetime` | `PURSE_CUSTOMER_SESSION_LIFETIME` | `1800` | seconds a customer session lives |
-/// | `--webhook-require-https` | `PURSE_WEBHOOK_REQUIRE_HTTPS=1` | off | accept only https endpoints on public hosts |
+/// | `--webhook-require-https` | `PURSE_WEBHOOK_REQUIRE_HTTPS=1` | off | only https endpoints on public hosts: names and every address they resolve to, checked at registration and before every delivery |
+/// | `--webhook-allowed-hosts` | `PURSE_WEBHOOK_ALLOWED_HOSTS` | none | with `--webhook-require-https`: host names and address blocks (comma-separated, e.g. `localhost,hooks.internal,10.0.0.0/8`) exempt from the public-host rules (not from https) |
 /// | `--webhook-retry-schedule` | `PURSE_WEBHOOK_RETRY_SCHEDULE` | `5,30,120,600,3600,10800` | seconds before each retry; the last repeats |
 /// | `--webhook-give-up-after` | `PURSE_WEBHOOK_GIVE_UP_AFTER` | `259200` | seconds after the event when retries stop (3 days) |
 /// | `--webhook-timeout` | `PURSE_WEBHOOK_TIMEOUT` | `10` | seconds one delivery attempt may take |
@@ -74,17 +75,22 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     }
 
     public struct Webhooks: Sendable {
+        /// Only https, and only to public destinations (``WebhookDestinationPolicy``).
         public var requireHTTPS: Bool
+        /// Destinations exempt from the public-destination rules when `requireHTTPS` is on.
+        public var allowedHosts: WebhookAllowList
         public var retrySchedule: [Int]
         public var giveUpAfter: Int
         public var timeout: Duration
         public var pollInterval: Duration
 
         public init(
-            requireHTTPS: Bool = false, retrySchedule: [Int] = [5, 30, 120, 600, 3600, 10_800], giveUpAfter: Int = 259_200,
+            requireHTTPS: Bool = false, allowedHosts: WebhookAllowList = WebhookAllowList(),
+            retrySchedule: [Int] = [5, 30, 120, 600, 3600, 10_800], giveUpAfter: Int = 259_200,
             timeout: Duration = .seconds(10), pollInterval: Duration = .milliseconds(500)
         ) {
             self.requireHTTPS = requireHTTPS
+            self.allowedHosts = allowedHosts
             self.retrySchedule = retrySchedule
             self.giveUpAfter = giveUpAfter
             self.timeout = timeout
@@ -129,7 +135,8 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         "host=\(host) port=\(port) public_url=\(publicURL ?? "(listening address)") log_level=\(logLevel) "
             + "max_body_size=\(maxBodySize) read_timeout=\(readTimeout) "
             + "rate_limit=\(rateLimit.map { "\($0.rate)/s burst \($0.burst)" } ?? "off") ephemeral_key_lifetime=\(ephemeralKeyLifetime) "
-            + "customer_session_lifetime=\(customerSessionLifetime) tls=\(tls.map { "\($0.certificateChainPath)" } ?? "off")"
+            + "customer_session_lifetime=\(customerSessionLifetime) tls=\(tls.map { "\($0.certificateChainPath)" } ?? "off") "
+            + "webhook_require_https=\(webhooks.requireHTTPS) webhook_allowed_hosts=\(webhooks.allowedHosts)"
     }
 }
 

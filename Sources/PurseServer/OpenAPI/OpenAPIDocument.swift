@@ -13622,10 +13622,16 @@ enum OpenAPIDocument {
             "type": "string"
           },
           "error": {
-            "type": [
-              "string",
-              "null"
-            ]
+            "enum": [
+              "destination_not_allowed",
+              "dns_failure",
+              "connection_failed",
+              "tls_failure",
+              "timeout",
+              "invalid_response",
+              null
+            ],
+            "description": "Why no response came, as a class (never the network's own error text); null when a response came"
           },
           "event": {
             "type": "string"

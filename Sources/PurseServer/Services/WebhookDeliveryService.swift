@@ -68,14 +68,14 @@ struct WebhookDeliveryService: Service {
 
     private func deliver(_ attempt: WebhookDeliveryStore.Attempt) async {
         let outcome = await transport.send(attempt)
-        logger.info(
-            "webhook attempt",
-            metadata: [
-                "event": .string(attempt.eventID), "endpoint": .string(attempt.endpointID),
-                "status": .string(outcome.statusCode.map(String.init) ?? outcome.error ?? "-"),
-                "duration_ms": .stringConvertible(outcome.durationMs),
-            ]
-        )
+        var metadata: Logger.Metadata = [
+            "event": .string(attempt.eventID), "endpoint": .string(attempt.endpointID),
+            "status": .string(outcome.statusCode.map(String.init) ?? outcome.failure?.rawValue ?? "-"),
+            "duration_ms": .stringConvertible(outcome.durationMs),
+        ]
+        // The network's own words are the operator's: the tenant sees only the class.
+        if let detail = outcome.detail { metadata["detail"] = .string(detail) }
+        logger.info("webhook attempt", metadata: metadata)
         do {
             try await store.record(attempt, outcome: outcome)
         } catch {

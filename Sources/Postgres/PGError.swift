@@ -113,6 +113,7 @@ public struct SQLState: Sendable, Hashable, CustomStringConvertible {
         case "22021": "character_not_in_repertoire"
         case "08006": "connection_failure"
         case "53300": "too_many_connections"
+        case "P0001": "raise_exception"
         default: nil
         }
     }

@@ -9,8 +9,13 @@ import Testing
 /// order of the same requests could have left.
 @Suite("Concurrent clients")
 struct ConcurrencyTests {
+    /// A pool that waits as long as the races need: 32 requests serialized by one row lock over
+    /// four connections can queue past the 2 s checkout timeout on a machine running every suite
+    /// at once, and these tests are about what the races leave behind, not about the timeout.
+    static let patient = PostgresClient.Options(maxConnections: 4, checkoutTimeout: .seconds(30))
+
     @Test func settingDefaultsWhileDetachingNeverLeavesADetachedDefault() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             for _ in 0..<3 {
@@ -84,7 +89,7 @@ struct ConcurrencyTests {
     }
 
     @Test func oneSetupIntentConfirmedByManyClientsSucceedsOnce() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             for _ in 0..<3 {
@@ -128,7 +133,7 @@ struct ConcurrencyTests {
     /// IdempotencyTests covers duplicates racing for their ids; here every client retries its
     /// 409 until it has an answer, and every answer must be the first one, byte for byte.
     @Test func everyClientRetryingOneKeyGetsTheOneResponse() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             let headers = ["Idempotency-Key": "checkout-7"]
@@ -154,7 +159,7 @@ struct ConcurrencyTests {
     }
 
     @Test func oneKeySentWithDifferentBodiesRunsOnlyOne() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             let calls = try await Self.concurrently(Array(0..<24)) { index in
@@ -175,7 +180,7 @@ struct ConcurrencyTests {
     }
 
     @Test func deletingACustomerWhileMethodsAreAttachedLeavesNoneOnIt() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             let customer = try await Self.newCustomer(api)
@@ -248,7 +253,7 @@ struct ConcurrencyTests {
     /// More than AttachAndDefaultTests' two customers, and through confirmations and customer
     /// creations as well as attaches.
     @Test func oneMethodAttachedToManyCustomersAtOnceEndsOnOne() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             for _ in 0..<2 {
@@ -300,7 +305,7 @@ struct ConcurrencyTests {
     }
 
     @Test func confirmingAndCancelingOneIntentAtOnceEndsOneWayOrTheOther() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             for _ in 0..<4 {
@@ -330,7 +335,7 @@ struct ConcurrencyTests {
 
     /// A customer tapping the 3D Secure page's buttons again and again, in several tabs.
     @Test func anAuthenticationPageAnsweredManyTimesAtOnceDecidesOnce() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             for _ in 0..<3 {
@@ -358,7 +363,7 @@ struct ConcurrencyTests {
 
     /// The bound settings vanish between the check that they exist and the insert that names them.
     @Test func bindingToSheetSettingsBeingDeletedIsRefusedNeverAServerError() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             let customer = try await Self.newCustomer(api)
@@ -396,7 +401,7 @@ struct ConcurrencyTests {
     }
 
     @Test func keysAndSessionsMadeWhileTheCustomerIsDeletedDieWithIt() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             for _ in 0..<8 {
@@ -444,7 +449,7 @@ struct ConcurrencyTests {
     }
 
     @Test func aSessionThatKeepsTheLastMethodKeepsItUnderConcurrentRemovals() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             let customer = try await Self.newCustomer(api)
@@ -475,7 +480,7 @@ struct ConcurrencyTests {
     }
 
     @Test func theSameCardSavedByManyClientsUnderReuseIsSavedOnce() async throws {
-        try await LiveServer.with { server in
+        try await LiveServer.with(poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             _ = try await api.post("/v1/customer_sheet_settings/default", "duplicate_cards=reuse")

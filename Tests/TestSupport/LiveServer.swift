@@ -77,19 +77,23 @@ public final class LiveServer: Sendable {
     /// afterwards even when `body` throws.
     public static func with<Result>(
         configuration: ServerConfiguration = ServerConfiguration(port: 0, logLevel: .warning),
+        poolOptions: PostgresClient.Options = .init(maxConnections: 4, checkoutTimeout: .seconds(2)),
         _ body: (LiveServer) async throws -> Result
     ) async throws -> Result {
-        try await with(configuration: configuration, webhookNetwork: .system, body)
+        try await with(configuration: configuration, poolOptions: poolOptions, webhookNetwork: .system, body)
     }
 
-    /// ``with(configuration:_:)`` with webhooks reaching the network through `webhookNetwork`.
+    /// ``with(configuration:poolOptions:_:)`` with webhooks reaching the network through `webhookNetwork`.
     package static func with<Result>(
         configuration: ServerConfiguration = ServerConfiguration(port: 0, logLevel: .warning),
+        poolOptions: PostgresClient.Options = .init(maxConnections: 4, checkoutTimeout: .seconds(2)),
         webhookNetwork: WebhookNetwork,
         _ body: (LiveServer) async throws -> Result
     ) async throws -> Result {
         try await TestPostgres.withEmptyDatabase { database in
-            let server = try await start(database: database.configuration, configuration: configuration, webhookNetwork: webhookNetwork)
+            let server = try await start(
+                database: database.configuration, configuration: configuration, poolOptions: poolOptions, webhookNetwork: webhookNetwork
+            )
             do {
                 let result = try await body(server)
                 await server.stop()

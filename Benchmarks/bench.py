@@ -5,6 +5,7 @@ and a peer (localstripe), with peak memory. Loopback only, bounded in time.
 
     python3 Benchmarks/bench.py run            # the workloads, the floor and the peer (~12 min)
     python3 Benchmarks/bench.py scale          # list/retrieve latency at 10k, 100k, 1M customers
+    python3 Benchmarks/bench.py compare --baseline OTHER/purse   # two builds side by side, alternating
 
 scripts/bench builds the release binaries first and is the command to use. Figures go to
 Benchmarks/results.md (the table) and Benchmarks/results.json (everything measured).
@@ -192,23 +193,25 @@ class Cluster:
 class Purse:
     """A release `purse serve` on the benchmark's database."""
 
-    def __init__(self, cluster, folder, database="purse"):
+    def __init__(self, cluster, folder, database="purse", binary=RELEASE / "purse", env=None):
         self.cluster = cluster
         self.folder = pathlib.Path(folder)
-        self.env = dict(os.environ, DATABASE_URL=cluster.url(database), PURSE_MASTER_KEY=secrets.token_hex(32),
-                        PURSE_LOG_LEVEL="warning")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.binary = pathlib.Path(binary)
+        self.env = env or dict(os.environ, DATABASE_URL=cluster.url(database), PURSE_MASTER_KEY=secrets.token_hex(32),
+                               PURSE_LOG_LEVEL="warning")
         self.process = None
         self.base = None
 
     def command(self, *arguments):
-        result = subprocess.run([str(RELEASE / "purse"), *arguments], env=self.env, capture_output=True,
+        result = subprocess.run([str(self.binary), *arguments], env=self.env, capture_output=True,
                                 text=True, check=True)
         return result.stdout
 
     def start(self, *flags):
         self.command("migrate")
         self.output = open(self.folder / "serve.log", "w+")
-        self.process = subprocess.Popen([str(RELEASE / "purse"), "serve", "--port", "0", *flags], env=self.env,
+        self.process = subprocess.Popen([str(self.binary), "serve", "--port", "0", *flags], env=self.env,
                                         stdout=self.output, stderr=subprocess.STDOUT)
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -688,6 +691,94 @@ def command_run(arguments):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def command_compare(arguments):
+    """Two builds of `purse serve` on one database and one master key, measured in alternating
+    rounds (which goes first alternates too), so the machine's drift falls on both alike: op/s,
+    latency and CPU per operation of each, for the change between them."""
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="purse-compare-"))
+    os.chmod(folder, 0o755)
+    cluster = Cluster(folder / "postgres")
+    candidate = Purse(cluster, folder / "candidate")
+    baseline = Purse(cluster, folder / "baseline", binary=pathlib.Path(arguments.baseline).resolve(), env=candidate.env)
+    builds = {"baseline": baseline, "candidate": candidate}
+    results = {"machine": machine(), "baseline": str(arguments.baseline),
+               "baseline_commit": arguments.baseline_commit, "connections": CONNECTIONS, "warmup_s": WARMUP,
+               "duration_s": DURATION, "rounds": arguments.rounds, "workloads": []}
+    try:
+        cluster.start()
+        candidate.start()
+        log("Seeding: 64 customers with 10 cards each, 100k unattached cards")
+        rows, attach_rows, confirm_rows = purse_fixtures(candidate)
+        candidate.stop()
+        workloads = purse_workloads(rows, attach_rows, confirm_rows) + [HTTP_STACK]
+        selected = [w for w in workloads if not arguments.only or w["name"] in arguments.only]
+        for workload in selected:
+            runs = {name: [] for name in builds}
+            consumed = workload.get("consumes_rows")
+            slices = 2 * arguments.rounds
+            for number in range(arguments.rounds):
+                order = ["baseline", "candidate"] if number % 2 == 0 else ["candidate", "baseline"]
+                for position, name in enumerate(order):
+                    purse = builds[name]
+                    part = number * 2 + position
+                    measured = dict(workload, rows=workload["rows"][part::slices]) if consumed else workload
+                    settle(cluster)
+                    purse.start()
+                    try:
+                        report = run_load(purse.base, measured, folder, cpu_of={
+                            "purse": lambda: cpu_seconds([purse.process.pid]), "postgres": cluster.cpu_seconds})
+                    finally:
+                        purse.stop()
+                    cpu = report["cpu_us_per_operation"]
+                    log(f"{workload['name']} round {number + 1} {name}: {report['operations_per_second']:.0f} op/s, "
+                        f"p99 {report['p99_ms']:.2f} ms, Purse {cpu['purse']:.0f} µs/op, PostgreSQL "
+                        f"{cpu['postgres']:.0f} µs/op, {report['errors']} errors")
+                    runs[name].append(report)
+            results["workloads"].append({"name": workload["name"], "title": workload["title"], "runs": runs})
+    finally:
+        for purse in builds.values():
+            purse.stop()
+        cluster.stop()
+    save(results, "compare")
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def compare_table(compare):
+    """The compare section: each build's median over the rounds, and candidate ÷ baseline."""
+    m = compare["machine"]
+    lines = [f"## Two builds side by side ({m['date']}, candidate {m['commit']}"
+             f"{' + local changes' if m['dirty'] else ''}, baseline {compare.get('baseline_commit') or compare['baseline']}, "
+             f"nproc {m['nproc']})", "",
+             f"`scripts/bench compare`: one database, {compare['rounds']} alternating rounds per workload "
+             f"({compare['connections']} connections, {compare['warmup_s']} s warm-up, {compare['duration_s']} s "
+             "measured); each cell is the median over the rounds, the ratio candidate ÷ baseline.", "",
+             "| workload | op/s baseline | op/s candidate | ratio | p99 ms baseline | p99 ms candidate | "
+             "Purse µs/op baseline | Purse µs/op candidate | ratio | PostgreSQL µs/op baseline | "
+             "PostgreSQL µs/op candidate | ratio | errors |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def median(values):
+        ordered = sorted(values)
+        return ordered[len(ordered) // 2]
+
+    for w in compare["workloads"]:
+        figures = {}
+        for name, runs in w["runs"].items():
+            figures[name] = {
+                "ops": median([r["operations_per_second"] for r in runs]), "p99": median([r["p99_ms"] for r in runs]),
+                "purse": median([r["cpu_us_per_operation"]["purse"] for r in runs]),
+                "postgres": median([r["cpu_us_per_operation"]["postgres"] for r in runs]),
+                "errors": sum(r["errors"] for r in runs),
+            }
+        b, c = figures["baseline"], figures["candidate"]
+        lines.append(
+            f"| {w['title']} | {b['ops']:.0f} | {c['ops']:.0f} | {ratio(c['ops'] / b['ops'] if b['ops'] else None)} | "
+            f"{b['p99']:.2f} | {c['p99']:.2f} | {b['purse']:.0f} | {c['purse']:.0f} | "
+            f"{ratio(c['purse'] / b['purse'] if b['purse'] else None)} | {b['postgres']:.0f} | {c['postgres']:.0f} | "
+            f"{ratio(c['postgres'] / b['postgres'] if b['postgres'] else None)} | {b['errors'] + c['errors']} |")
+    return lines + [""]
+
+
 def save(results, section):
     stored = json.loads(RESULTS_JSON.read_text()) if RESULTS_JSON.exists() else {}
     stored[section] = results
@@ -755,6 +846,9 @@ def write_markdown(stored):
         lines += ["", f"p50 at {last['customers']:,} vs {first['customers']:,}: list "
                       f"{ratio(last['list']['p50_ms'] / first['list']['p50_ms'])}, retrieve "
                       f"{ratio(last['retrieve']['p50_ms'] / first['retrieve']['p50_ms'])}.", ""]
+    compare = stored.get("compare")
+    if compare:
+        lines += compare_table(compare)
     RESULTS_MD.write_text("\n".join(lines))
 
 
@@ -875,8 +969,13 @@ def main():
     run.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, scripts)")
     scale = commands.add_parser("scale", help="latency at growing data sizes")
     scale.add_argument("--sizes", default="10000,100000,1000000")
+    compare = commands.add_parser("compare", help="this build and another, side by side in alternating rounds")
+    compare.add_argument("--baseline", required=True, help="the other build's purse binary (release)")
+    compare.add_argument("--baseline-commit", help="what the other build is, for the report")
+    compare.add_argument("--rounds", type=int, default=3)
+    compare.add_argument("--only", nargs="*", help="workload names to run")
     arguments = parser.parse_args()
-    {"run": command_run, "scale": command_scale}[arguments.command](arguments)
+    {"run": command_run, "scale": command_scale, "compare": command_compare}[arguments.command](arguments)
 
 
 if __name__ == "__main__":

@@ -54,6 +54,12 @@ public struct PGError: Error, Sendable, CustomStringConvertible, CustomDebugStri
         }
     }
 
+    /// True when the server gave up on a transaction because another held what it needed (a
+    /// serialization failure, a deadlock, a lock it may not wait for): running it again may succeed.
+    public var isTransientConflict: Bool {
+        kind == .server && (sqlState == .serializationFailure || sqlState == .deadlockDetected || sqlState == .lockNotAvailable)
+    }
+
     public var description: String {
         var text = "PGError.\(kind)"
         if let sqlState {
@@ -88,6 +94,7 @@ public struct SQLState: Sendable, Hashable, CustomStringConvertible {
     public static let notNullViolation = SQLState("23502")
     public static let serializationFailure = SQLState("40001")
     public static let deadlockDetected = SQLState("40P01")
+    public static let lockNotAvailable = SQLState("55P03")
     public static let inFailedTransaction = SQLState("25P02")
     public static let queryCanceled = SQLState("57014")
     public static let adminShutdown = SQLState("57P01")
@@ -104,6 +111,7 @@ public struct SQLState: Sendable, Hashable, CustomStringConvertible {
         case "23502": "not_null_violation"
         case "40001": "serialization_failure"
         case "40P01": "deadlock_detected"
+        case "55P03": "lock_not_available"
         case "25P02": "in_failed_sql_transaction"
         case "57014": "query_canceled"
         case "57P01": "admin_shutdown"

@@ -93,14 +93,29 @@ public final class PostgresClient: Sendable, Service {
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     /// Statements the body queued with ``PostgresConnection/queryLater(_:)`` travel with the COMMIT.
+    ///
+    /// With `retryingConflicts`, a transaction the server gave up on because of another
+    /// (``PGError/isTransientConflict``: a deadlock, a serialization failure) runs again, up to
+    /// that many more times, after a short random pause; the body must then be safe to run again,
+    /// which a body whose every effect is in the transaction is.
     public func withTransaction<Result: Sendable>(
+        retryingConflicts retries: Int = 0,
         _ body: @Sendable (isolated PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await withConnection { connection in
-            connection.beginTransaction()
-            let result = try await body(connection)
-            try await connection.commit()
-            return result
+        var attempt = 0
+        while true {
+            do {
+                return try await withConnection { connection in
+                    connection.beginTransaction()
+                    let result = try await body(connection)
+                    try await connection.commit()
+                    return result
+                }
+            } catch let error as PGError where error.isTransientConflict && attempt < retries {
+                attempt += 1
+                logger.debug("Running a transaction again after a conflict", metadata: ["sqlstate": "\(error.sqlState?.code ?? "")"])
+                try await Task.sleep(for: .milliseconds(Int.random(in: 5...20) * attempt))
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -257,6 +258,73 @@ struct ErrorAndTransactionTests {
                 let prepared = try await connection.query("SELECT count(*) AS n FROM pg_prepared_statements")
                 #expect(try prepared[0]["n", as: Int.self] <= limit)
             }
+        }
+    }
+}
+
+/// Transactions the server gives up on because of each other (a deadlock) run again when the
+/// caller opts in, and the conflict is refused as a domain error when it does not.
+@Suite("Conflicting transactions")
+struct ConflictTests {
+    /// Two transactions lock two rows in opposite orders: PostgreSQL aborts one (40P01).
+    private static func deadlock(_ client: PostgresClient, retries: Int) async throws -> [Result<Void, any Error>] {
+        try await client.query("CREATE TABLE IF NOT EXISTS pair (id int PRIMARY KEY, n int)")
+        try await client.query("INSERT INTO pair VALUES (1, 0), (2, 0) ON CONFLICT DO NOTHING")
+        let (firstHolds, secondHolds) = (Gate(), Gate())
+        let attempts = Counter()
+        func run(first: Int, second: Int, holds: Gate, other: Gate) async -> Result<Void, any Error> {
+            do {
+                try await client.withTransaction(retryingConflicts: retries) { connection in
+                    let attempt = attempts.next()
+                    try await connection.query("UPDATE pair SET n = n + 1 WHERE id = \(first)")
+                    if attempt <= 2 {
+                        // Only the first attempts meet in the middle; a retry runs straight through.
+                        holds.open()
+                        await other.wait()
+                    }
+                    try await connection.query("UPDATE pair SET n = n + 1 WHERE id = \(second)")
+                }
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        async let one = run(first: 1, second: 2, holds: firstHolds, other: secondHolds)
+        async let two = run(first: 2, second: 1, holds: secondHolds, other: firstHolds)
+        return await [one, two]
+    }
+
+    @Test func aDeadlockedTransactionRunsAgainWhenTheCallerOptsIn() async throws {
+        try await TestPostgres.withDatabase { client in
+            let outcomes = try await Self.deadlock(client, retries: 2)
+            for outcome in outcomes { try outcome.get() }
+            let rows = try await client.query("SELECT sum(n) AS total FROM pair")
+            #expect(try rows[0]["total", as: Int.self] == 4, "both transactions' two updates, each once")
+        }
+    }
+
+    @Test func withoutRetriesTheDeadlockIsATransientConflict() async throws {
+        try await TestPostgres.withDatabase { client in
+            let outcomes = try await Self.deadlock(client, retries: 0)
+            let failures = outcomes.compactMap { outcome -> PGError? in
+                if case .failure(let error) = outcome { return error as? PGError }
+                return nil
+            }
+            #expect(failures.count == 1)
+            #expect(failures.first?.sqlState == .deadlockDetected)
+            #expect(failures.first?.isTransientConflict == true)
+        }
+    }
+}
+
+/// Numbers attempts across the tasks of a test.
+private final class Counter: Sendable {
+    private let value = Mutex(0)
+
+    func next() -> Int {
+        value.withLock { value in
+            value += 1
+            return value
         }
     }
 }

@@ -80,7 +80,7 @@ public struct CustomerService: Sendable {
         }
         let events = self.events
         let finished = customer
-        try await pool.withTransaction { connection in
+        try await pool.withTransaction(retryingConflicts: 2) { connection in
             // Nothing reads these rows: they travel with the attach's UPDATE in one round trip.
             try connection.queryLater(insert)
             try connection.queryLater("WITH event AS (\(event)), deliveries AS (\(EventRecorder.deliveries)) SELECT 1")
@@ -118,7 +118,7 @@ public struct CustomerService: Sendable {
         request: RequestInfo
     ) async throws -> Customer {
         let events = self.events
-        return try await pool.withTransaction { connection in
+        return try await pool.withTransaction(retryingConflicts: 2) { connection in
             let old = try await Self.lockActive(id, by: caller, on: connection)
             var new = old
             if let address = params.address { new.address = try address.value?.address(param: "address") }
@@ -142,7 +142,7 @@ public struct CustomerService: Sendable {
     public func delete(_ id: String, by caller: Credential, request: RequestInfo) async throws -> DeletedObject {
         let events = self.events
         defer { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
-        return try await pool.withTransaction { connection in
+        return try await pool.withTransaction(retryingConflicts: 2) { connection in
             let customer = try await Self.lockActive(id, by: caller, on: connection)
             // A tombstone: the id stays (retrieve shows it deleted), the personal data goes.
             try await connection.query(
@@ -176,7 +176,7 @@ public struct CustomerService: Sendable {
     /// "Sign out everywhere": revokes every ephemeral key and session of the customer at once.
     public func revokeCredentials(_ id: String, by caller: Credential) async throws -> CredentialRevocation {
         defer { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
-        return try await pool.withTransaction { connection in
+        return try await pool.withTransaction(retryingConflicts: 2) { connection in
             let customer = try await Self.lockActive(id, by: caller, on: connection)
             let keys = try await EphemeralKeyService.revokeAll(customer: customer.id, account: caller.accountID, on: connection)
             let sessions = try await CustomerSessionService.revokeAll(customer: customer.id, account: caller.accountID, on: connection)

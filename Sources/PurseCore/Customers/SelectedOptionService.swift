@@ -20,7 +20,7 @@ public struct SelectedOptionService: Sendable {
         _ option: Patch<String>, customer: String, by caller: Credential, request: RequestInfo, param: String = "option"
     ) async throws -> SelectedPaymentOption {
         let events = self.events
-        return try await pool.withTransaction { connection in
+        return try await pool.withTransaction(retryingConflicts: 2) { connection in
             let locked = try await CustomerService.lockActive(customer, by: caller, on: connection)
             switch option {
             case .clear:

@@ -20,6 +20,9 @@ public struct PurseError: Error, Sendable, CustomStringConvertible {
         case idempotencyInUse
         /// Too many requests for this key (429).
         case rateLimited
+        /// Another request holds what this one needs (a deadlock, a lock conflict); retrying
+        /// shortly succeeds (429 `lock_timeout`, as Stripe answers, with `Stripe-Should-Retry`).
+        case conflict
     }
 
     public var category: Category

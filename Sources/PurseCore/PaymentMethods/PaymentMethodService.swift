@@ -126,7 +126,7 @@ public struct PaymentMethodService: Sendable {
         _ id: String, _ params: PaymentMethodUpdateParameters, by caller: Credential, request: RequestInfo
     ) async throws -> PaymentMethod {
         let events = self.events
-        return try await pool.withTransaction { connection in
+        return try await pool.withTransaction(retryingConflicts: 2) { connection in
             guard let stored = try await PaymentMethodStore.find(id, by: caller, lock: true, on: connection) else {
                 throw PurseError.noSuch("PaymentMethod", id, param: "id")
             }
@@ -174,7 +174,7 @@ public struct PaymentMethodService: Sendable {
         }
         let events = self.events
         let settingsCache = caches.sheetSettings
-        return try await pool.withTransaction { connection in
+        return try await pool.withTransaction(retryingConflicts: 2) { connection in
             let owner = try await CustomerService.lockActive(customer, by: caller, on: connection, param: "customer")
             if let new = prepared.new { try connection.queryLater(PaymentMethodStore.insert(new, account: caller.accountID)) }
             if caller.isClient,
@@ -255,7 +255,7 @@ public struct PaymentMethodService: Sendable {
     public func detach(_ id: String, by caller: Credential, request: RequestInfo) async throws -> PaymentMethod {
         let events = self.events
         // One trip to the pool: the method is looked up in the transaction that detaches it.
-        return try await pool.withTransaction { connection in
+        return try await pool.withTransaction(retryingConflicts: 2) { connection in
             guard let found = try await PaymentMethodStore.find(id, by: caller, on: connection) else {
                 throw PurseError.noSuch("PaymentMethod", id, param: "id")
             }

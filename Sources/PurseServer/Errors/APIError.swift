@@ -149,11 +149,12 @@ extension APIError {
             case .card: (HTTPResponse.Status(code: 402, reasonPhrase: "Payment Required"), .card)
             case .idempotency: (.badRequest, .idempotency)
             case .idempotencyInUse: (.conflict, .idempotency)
-            case .rateLimited: (.tooManyRequests, .invalidRequest)
+            case .rateLimited, .conflict: (.tooManyRequests, .invalidRequest)
             }
         self.init(
             status: status, kind: kind, code: error.code, message: error.message, param: error.param,
-            declineCode: error.declineCode, extra: error.related
+            declineCode: error.declineCode, extra: error.related,
+            headers: error.category == .conflict ? [.stripeShouldRetry: "true"] : [:]
         )
         isExecutionOutcome = error.isExecutionOutcome
     }

@@ -51,12 +51,22 @@ struct ResponseMiddleware: RouterMiddleware {
         case let error as PGError where error.isUnavailable:
             context.logger.warning("database unavailable", metadata: ["error": .string(error.description)])
             return .databaseUnavailable
+        case let error as PGError:
+            guard let refusal = DatabaseErrors.translated(error) else { return unexpected(error, context: context) }
+            // A race the checks before it did not foresee: the domain's answer, not a 500.
+            context.logger.info("database refusal answered as a domain error", metadata: ["error": .string(error.description)])
+            return APIError(refusal)
         case is CancellationError:
             return .databaseUnavailable
         default:
-            context.logger.error("unexpected error", metadata: ["error": .string(String(describing: error))])
-            return .unexpected(requestID: context.requestID)
+            return unexpected(error, context: context)
         }
+    }
+
+    /// A 500, the detail in the log only.
+    private static func unexpected(_ error: any Error, context: Context) -> APIError {
+        context.logger.error("unexpected error", metadata: ["error": .string(String(describing: error))])
+        return .unexpected(requestID: context.requestID)
     }
 
     /// The path as logged: an authentication page's token is a credential, so it is masked.

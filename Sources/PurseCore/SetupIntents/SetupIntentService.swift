@@ -14,7 +14,6 @@ public struct SetupIntentService: Sendable {
     private let events = EventRecorder()
 
     /// Statuses a confirmation, an update or a cancellation may start from.
-    static let openStatuses: Set<String> = ["requires_payment_method", "requires_confirmation", "requires_action"]
 
     public init(
         pool: PostgresClient, processor: any Processor, masterKey: MasterKey, publicURL: PublicURL, caches: ChangeCaches
@@ -64,13 +63,13 @@ public struct SetupIntentService: Sendable {
                 INSERT INTO setup_intents (id, account_id, created, customer_id, status, usage, payment_method_types,
                                            payment_method_id, description, metadata, return_url, sheet_settings_id)
                 VALUES (\(id), \(caller.accountID), \(Clock.now), \(customer),
-                        \(methodID == nil ? "requires_payment_method" : "requires_confirmation"),
+                        \(methodID == nil ? SetupIntentStatus.requiresPaymentMethod.rawValue : SetupIntentStatus.requiresConfirmation.rawValue),
                         \((params.usage ?? .offSession).rawValue), \(PostgresTextArray(types.map(\.rawValue))), \(methodID),
                         \(description), \(StoredJSON.encode(metadata)), \(returnURL), \(settings))
                 """,
                 on: connection
             )
-            let intent = Self.render(inserted!, secrets, publicURL)
+            let intent = Self.render(inserted, secrets, publicURL)
             try await events.record(
                 "setup_intent.created", object: try Self.eventObject(intent), account: caller.accountID, request: request,
                 on: connection
@@ -130,21 +129,21 @@ public struct SetupIntentService: Sendable {
             // A new payment method always needs a new confirmation: an authentication page for the
             // old one is spent (its token changes with the attempt).
             let methodChanged = intent.paymentMethod != stored.intent.paymentMethod
-            if intent.status != "requires_action" || methodChanged {
-                intent.status = intent.paymentMethod == nil ? "requires_payment_method" : "requires_confirmation"
+            if intent.status != .requiresAction || methodChanged {
+                intent.status = intent.paymentMethod == nil ? .requiresPaymentMethod : .requiresConfirmation
             }
             let updated = try await SetupIntentStore.write(
                 """
                 UPDATE setup_intents
                 SET customer_id = \(intent.customer), payment_method_types = \(PostgresTextArray(intent.paymentMethodTypes)),
                     description = \(intent.description), metadata = \(StoredJSON.encode(intent.metadata)),
-                    payment_method_id = \(intent.paymentMethod), status = \(intent.status),
+                    payment_method_id = \(intent.paymentMethod), status = \(intent.status.rawValue),
                     authentication_attempt = authentication_attempt + \(methodChanged ? 1 : 0), updated_at = now()
                 WHERE id = \(id)
                 """,
                 on: connection
             )
-            return Self.render(updated!, secrets, publicURL)
+            return Self.render(updated, secrets, publicURL)
         }
     }
 
@@ -165,7 +164,7 @@ public struct SetupIntentService: Sendable {
                 """,
                 on: connection
             )
-            let intent = Self.render(canceled!, secrets, publicURL)
+            let intent = Self.render(canceled, secrets, publicURL)
             try await events.record(
                 "setup_intent.canceled", object: try Self.eventObject(intent), account: caller.accountID, request: request,
                 on: connection
@@ -271,7 +270,7 @@ public struct SetupIntentService: Sendable {
                     try await context.requireAction(paymentMethod: ready.id, mandate: mandate, returnURL: returnURL, on: connection), nil
                 )
             case .declined, .unusable:
-                let refusal = decision.refusal!
+                guard let refusal = decision.refusal else { throw PurseError(.invalidRequest, message: "The payment method was refused.") }
                 let intent = try await context.fail(
                     paymentMethod: ready.id, error: refusal, type: refusal.category == .card ? "card_error" : "invalid_request_error",
                     on: connection
@@ -297,7 +296,7 @@ public struct SetupIntentService: Sendable {
             guard let stored = try await SetupIntentStore.find(id, account: nil, lock: true, on: connection),
                 secrets.isAuthenticationToken(token, setupIntent: id, attempt: stored.attempt)
             else { throw PurseError.noSuch("authentication page", id) }
-            guard stored.intent.status == "requires_action", let method = stored.intent.paymentMethod else {
+            guard stored.intent.status == .requiresAction, let method = stored.intent.paymentMethod else {
                 return (Self.render(stored, secrets, publicURL), stored.returnURL)  // already decided
             }
             // A client's confirmation finishes under the intent's sheet settings; the secret key's is never restricted.
@@ -453,7 +452,7 @@ public struct SetupIntentService: Sendable {
         _ stored: StoredSetupIntent, action: String, caller: Credential, secrets: DerivedSecrets, publicURL: PublicURL
     ) throws {
         let intent = stored.intent
-        guard openStatuses.contains(intent.status) else {
+        guard intent.status.isOpen else {
             throw PurseError(
                 .invalidRequest, code: "setup_intent_unexpected_state",
                 message: "You cannot \(action) this SetupIntent because it has a status of \(intent.status).",
@@ -514,7 +513,7 @@ public struct SetupIntentService: Sendable {
     static func render(_ stored: StoredSetupIntent, _ secrets: DerivedSecrets, _ publicURL: PublicURL) -> SetupIntent {
         var intent = stored.intent
         intent.clientSecret = secrets.setupIntentClientSecret(intent.id)
-        if intent.status == "requires_action" {
+        if intent.status == .requiresAction {
             let token = secrets.authenticationToken(setupIntent: intent.id, attempt: stored.attempt)
             intent.nextAction = NextAction(
                 url: "\(publicURL.base)/v1/setup_intents/\(intent.id)/authenticate/\(token)", returnURL: stored.returnURL

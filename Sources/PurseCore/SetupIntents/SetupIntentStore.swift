@@ -44,10 +44,22 @@ enum SetupIntentStore {
 
     /// Runs an INSERT or UPDATE of the intent and reads it as it became (`RETURNING`), rather
     /// than selecting it again in a statement of its own.
-    static func write(_ statement: PostgresQuery, on connection: isolated PostgresConnection) async throws -> StoredSetupIntent? {
+    /// Runs an `INSERT` or `UPDATE` of one intent and returns the row it left; an `UPDATE` that
+    /// found no row (the intent vanished meanwhile) is `resource_missing`.
+    static func write(_ statement: PostgresQuery, on connection: isolated PostgresConnection) async throws -> StoredSetupIntent {
         var query = statement
         query.append(" RETURNING \(unsafeSQL: columns)")
-        return try await connection.query(query).first.map(stored)
+        guard let row = try await connection.query(query).first else {
+            throw PurseError(.notFound, code: "resource_missing", message: "The setup intent no longer exists.")
+        }
+        return try stored(row)
+    }
+
+    private static func status(_ text: String) throws -> SetupIntentStatus {
+        guard let status = SetupIntentStatus(rawValue: text) else {
+            throw PGError(.decoding, message: "A setup intent's row holds an unknown status")
+        }
+        return status
     }
 
     static func stored(_ row: PostgresRow) throws -> StoredSetupIntent {
@@ -57,7 +69,7 @@ enum SetupIntentStore {
             metadata: try StoredJSON.decode(Metadata.self, from: try row["metadata"]),
             paymentMethod: try row["payment_method_id"],
             paymentMethodTypes: try row["payment_method_types", as: PostgresTextArray.self].elements,
-            status: try row["status"], usage: try row["usage"]
+            status: try status(try row["status"]), usage: try row["usage"]
         )
         intent.cancellationReason = try row["cancellation_reason"]
         intent.customerSheetSettings = try row["sheet_settings_id"]

@@ -95,12 +95,9 @@ struct Transition {
 
     /// Records the event of the intent as `updated` left it.
     private func record(
-        _ type: String, _ updated: StoredSetupIntent?, on connection: isolated PostgresConnection
+        _ type: String, _ updated: StoredSetupIntent, on connection: isolated PostgresConnection
     ) async throws -> SetupIntent {
-        guard let stored = updated else {
-            throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
-        }
-        let intent = SetupIntentService.render(stored, secrets, publicURL)
+        let intent = SetupIntentService.render(updated, secrets, publicURL)
         try await events.record(type, object: try SetupIntentService.eventObject(intent), account: accountID, request: request, on: connection)
         return intent
     }

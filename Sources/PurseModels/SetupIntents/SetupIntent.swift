@@ -1,3 +1,16 @@
+/// Where a setup intent stands (Stripe's statuses).
+public enum SetupIntentStatus: String, Codable, Sendable, CaseIterable {
+    case requiresPaymentMethod = "requires_payment_method"
+    case requiresConfirmation = "requires_confirmation"
+    case requiresAction = "requires_action"
+    case processing
+    case canceled
+    case succeeded
+
+    /// Waiting for the customer or the merchant: it may still be updated, confirmed or canceled.
+    public var isOpen: Bool { self == .requiresPaymentMethod || self == .requiresConfirmation || self == .requiresAction }
+}
+
 /// A setup intent: saving a payment method for later, with the customer's authentication when
 /// the card asks for it.
 public struct SetupIntent: Codable, Sendable, Hashable {
@@ -24,9 +37,7 @@ public struct SetupIntent: Codable, Sendable, Hashable {
     public var paymentMethodOptions: JSONValue
     public var paymentMethodTypes: [String]
     public var singleUseMandate: String?
-    /// `requires_payment_method`, `requires_confirmation`, `requires_action`, `processing`,
-    /// `canceled` or `succeeded`.
-    public var status: String
+    public var status: SetupIntentStatus
     /// `on_session` or `off_session`.
     public var usage: String
     /// The sheet settings its confirmation checks against, when it names some (Purse's own).
@@ -34,7 +45,7 @@ public struct SetupIntent: Codable, Sendable, Hashable {
 
     public init(
         id: String, created: Int, customer: String?, description: String?, metadata: Metadata,
-        paymentMethod: String?, paymentMethodTypes: [String], status: String, usage: String
+        paymentMethod: String?, paymentMethodTypes: [String], status: SetupIntentStatus, usage: String
     ) {
         self.id = id
         self.created = created

@@ -24,7 +24,7 @@ struct AuthenticationPageController {
     @Sendable func show(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
         let id = context.parameters.get("id") ?? ""
         let page = try await setupIntents.authenticationPage(id, token: context.parameters.get("token") ?? "")
-        guard page.intent.status == "requires_action" else { return Self.resultPage(page.intent).response() }
+        guard page.intent.status == .requiresAction else { return Self.resultPage(page.intent).response() }
         let card = page.method?.card.map { "\($0.brand.capitalized) •••• \($0.last4)" } ?? "your payment method"
         let returnURL = page.intent.nextAction?.redirectToURL.returnURL
         return HTMLPage(
@@ -76,7 +76,7 @@ struct AuthenticationPageController {
     }
 
     private static func resultPage(_ intent: SetupIntent) -> HTMLPage {
-        intent.status == "succeeded"
+        intent.status == .succeeded
             ? HTMLPage(
                 title: "Authentication complete",
                 body: "<h1>Authentication complete</h1><p>You can close this window and return to the app.</p>"

@@ -26,7 +26,7 @@ public struct AccountService: Sendable {
             )
             try await Self.insert(secret, on: connection)
             try await Self.insert(publishable, on: connection)
-            try await SheetSettingsService.createDefault(account: account.id, on: connection)
+            try await SheetSettingsService.createDefault(account: account.id, in: PostgresDatabase.repositories(on: connection))
         }
         return CreatedAccount(account: account, secretKey: secret, publishableKey: publishable)
     }
@@ -42,8 +42,10 @@ public struct AccountService: Sendable {
                 ON CONFLICT (id) DO NOTHING
                 """
             )
-            let settings = try await connection.query("SELECT 1 FROM customer_sheet_settings WHERE account_id = \(keys.account) AND is_default")
-            if settings.isEmpty { try await SheetSettingsService.createDefault(account: keys.account, on: connection) }
+            let repositories = PostgresDatabase.repositories(on: connection)
+            if !(try await repositories.sheetSettings.hasDefault(account: keys.account)) {
+                try await SheetSettingsService.createDefault(account: keys.account, in: repositories)
+            }
             for (id, key, kind) in [(keys.secretKeyID, keys.secretKey, "secret"), (keys.publishableKeyID, keys.publishableKey, "publishable")] {
                 let hash = SecretHash.sha256(key)
                 try await connection.query(

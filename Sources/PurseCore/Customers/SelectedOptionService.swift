@@ -69,7 +69,7 @@ public struct SelectedOptionService: Sendable {
         if let card = method.card, (card.expYear, card.expMonth) < (Calendar.year(of: now), Calendar.month(of: now)) {
             return "expired"
         }
-        let settings = try await SheetSettingsService.inForce(for: caller, on: connection)
+        let settings = try await SheetSettingsService.inForce(for: caller, in: PostgresDatabase.repositories(on: connection))
         let visible = try await connection.query(
             """
             SELECT \(settings.savedPaymentMethodFilter.condition(now: now)) AS visible

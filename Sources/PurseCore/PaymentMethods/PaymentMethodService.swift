@@ -25,7 +25,7 @@ public struct PaymentMethodService: Sendable {
         var method = try factory.make(params, account: caller.accountID)
         if caller.isClient {
             let settings = try await SheetSettingsService.inForce(
-                for: caller, named: nil, pool: pool, cache: caches.sheetSettings
+                for: caller, named: nil, database: PostgresDatabase(pool: pool), cache: caches.sheetSettings
             )
             method.model = try SheetRules.enforce(settings, on: method.model, billingParam: "billing_details", typeParam: "type")
         }
@@ -67,7 +67,7 @@ public struct PaymentMethodService: Sendable {
         if caller.isClient {
             // What a client lists is filtered by the sheet settings in force; the secret key sees all.
             let settings = try await SheetSettingsService.inForce(
-                for: caller, named: nil, pool: pool, cache: caches.sheetSettings
+                for: caller, named: nil, database: PostgresDatabase(pool: pool), cache: caches.sheetSettings
             )
             filter.append(" AND \(settings.savedPaymentMethodFilter.condition(now: Clock.now))")
         }
@@ -179,7 +179,7 @@ public struct PaymentMethodService: Sendable {
             if let new = prepared.new { try connection.queryLater(PaymentMethodStore.insert(new, account: caller.accountID)) }
             if caller.isClient,
                 let saved = try await DuplicateCards.reuse(
-                    prepared.id, for: owner.id, settings: try SheetSettingsService.inForce(for: caller, on: connection, cache: settingsCache),
+                    prepared.id, for: owner.id, settings: try SheetSettingsService.inForce(for: caller, in: PostgresDatabase.repositories(on: connection), cache: settingsCache),
                     caller: caller, request: request, events: events, on: connection
                 )
             {

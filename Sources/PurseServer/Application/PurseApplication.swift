@@ -52,6 +52,7 @@ public struct PurseApplication {
         let processor = TestProcessor()
         let publicURL = PublicURL(configuration.resolvedPublicURL(boundPort: configuration.port))
         let caches = ChangeCaches()
+        let database = PostgresDatabase(pool: pool)
         let paymentMethods = PaymentMethodService(pool: pool, processor: processor, masterKey: masterKey, caches: caches)
         // Background work (webhook delivery, sweeps) has connections of its own, so it can never
         // hold the ones requests need.
@@ -101,7 +102,7 @@ public struct PurseApplication {
             pool: pool, masterKey: masterKey, lifetime: configuration.customerSessionLifetime, caches: caches
         )
         CustomerSessionsController(sessions: sessions).register(on: api)
-        let sheetSettings = SheetSettingsService(pool: pool, caches: caches)
+        let sheetSettings = SheetSettingsService(database: database, caches: caches)
         SheetSettingsController(settings: sheetSettings).register(on: api)
         ElementsController(
             elements: ElementsSessionService(

@@ -1,0 +1,37 @@
+/// Where the domain's aggregates are kept, reached through their repositories.
+///
+/// A service asks for one unit of work at a time: a ``transaction(retryingConflicts:_:)`` for
+/// anything that writes more than one statement's worth (all of it is kept, or none), or
+/// ``autocommit(_:)`` for reads and single-statement writes. Either way the body gets the
+/// ``Repositories`` of one connection. PostgreSQL's implementation is ``PostgresDatabase``;
+/// the domain's tests use an in-memory one.
+public protocol Database: Sendable {
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    /// With `retryingConflicts`, a transaction the database gave up on because of another (a
+    /// deadlock, a serialization failure) runs again, up to that many more times; `body` must
+    /// then keep every effect inside the transaction.
+    func transaction<Result: Sendable>(
+        retryingConflicts: Int,
+        _ body: @Sendable (Repositories) async throws -> Result
+    ) async throws -> Result
+
+    /// Runs `body` with each statement committed on its own: for reads, and for writes of one
+    /// statement.
+    func autocommit<Result: Sendable>(_ body: @Sendable (Repositories) async throws -> Result) async throws -> Result
+}
+
+extension Database {
+    /// ``transaction(retryingConflicts:_:)`` without retries.
+    public func transaction<Result: Sendable>(_ body: @Sendable (Repositories) async throws -> Result) async throws -> Result {
+        try await transaction(retryingConflicts: 0, body)
+    }
+}
+
+/// The repositories of one unit of work: every statement they run belongs to it.
+public struct Repositories: Sendable {
+    public let sheetSettings: any SheetSettingsRepository
+
+    public init(sheetSettings: any SheetSettingsRepository) {
+        self.sheetSettings = sheetSettings
+    }
+}

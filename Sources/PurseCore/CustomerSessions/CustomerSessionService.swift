@@ -35,7 +35,8 @@ public struct CustomerSessionService: Sendable {
         // concurrent delete of either cannot leave the session half-bound or alive.
         let (id, expiresAt) = (session.id, session.expiresAt)
         let (settings, inserted) = try await pool.withTransaction { connection in
-            let settings = try await SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, in: PostgresDatabase.repositories(on: connection))
+            let settings = try await SheetSettingsService.bindable(
+                params.customerSheetSettings, account: caller.accountID, in: PostgresDatabase.repositories(on: connection))
             let inserted = try await connection.query(
                 """
                 INSERT INTO customer_sessions (id, account_id, customer_id, client_secret_hash, api_key_hash, components, created,

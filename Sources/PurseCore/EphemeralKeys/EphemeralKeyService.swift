@@ -38,7 +38,8 @@ public struct EphemeralKeyService: Sendable {
         // either waits for the key, then unbinds or revokes it (FOR SHARE makes a delete that
         // commits first visible here, so no key outlives its customer's deletion).
         let inserted = try await pool.withTransaction { connection in
-            let settings = try await SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, in: PostgresDatabase.repositories(on: connection))
+            let settings = try await SheetSettingsService.bindable(
+                params.customerSheetSettings, account: caller.accountID, in: PostgresDatabase.repositories(on: connection))
             return try await connection.query(
                 """
                 INSERT INTO ephemeral_keys (id, account_id, customer_id, secret_hash, created, expires, sheet_settings_id)

@@ -179,7 +179,8 @@ public struct PaymentMethodService: Sendable {
             if let new = prepared.new { try connection.queryLater(PaymentMethodStore.insert(new, account: caller.accountID)) }
             if caller.isClient,
                 let saved = try await DuplicateCards.reuse(
-                    prepared.id, for: owner.id, settings: try SheetSettingsService.inForce(for: caller, in: PostgresDatabase.repositories(on: connection), cache: settingsCache),
+                    prepared.id, for: owner.id,
+                    settings: try SheetSettingsService.inForce(for: caller, in: PostgresDatabase.repositories(on: connection), cache: settingsCache),
                     caller: caller, request: request, events: events, on: connection
                 )
             {

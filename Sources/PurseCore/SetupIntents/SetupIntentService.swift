@@ -50,7 +50,8 @@ public struct SetupIntentService: Sendable {
             if let customer, !(try await CustomerVisibility.isVisible(customer, by: caller, on: connection)) {
                 throw PurseError.noSuch("customer", customer, param: "customer")
             }
-            let settings = try await SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, in: PostgresDatabase.repositories(on: connection))
+            let settings = try await SheetSettingsService.bindable(
+                params.customerSheetSettings, account: caller.accountID, in: PostgresDatabase.repositories(on: connection))
             var methodID = newMethod?.model.id
             if let newMethod { try await connection.query(PaymentMethodStore.insert(newMethod, account: caller.accountID)) }
             if let requested = params.paymentMethod {
@@ -303,7 +304,8 @@ public struct SetupIntentService: Sendable {
             let owner = Credential(kind: .publishable, accountID: stored.accountID, sourceID: "authentication-page")
             let settings =
                 stored.confirmedByClient
-                ? try await SheetSettingsService.inForce(for: owner, named: stored.intent.customerSheetSettings, in: PostgresDatabase.repositories(on: connection)) : nil
+                ? try await SheetSettingsService.inForce(
+                    for: owner, named: stored.intent.customerSheetSettings, in: PostgresDatabase.repositories(on: connection)) : nil
             let context = Transition(
                 id: id, accountID: stored.accountID, customer: stored.intent.customer, request: request,
                 secrets: secrets, publicURL: publicURL, events: events, settings: settings

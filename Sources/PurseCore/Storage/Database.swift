@@ -29,9 +29,11 @@ extension Database {
 
 /// The repositories of one unit of work: every statement they run belongs to it.
 public struct Repositories: Sendable {
+    public let events: any EventRepository
     public let sheetSettings: any SheetSettingsRepository
 
-    public init(sheetSettings: any SheetSettingsRepository) {
+    public init(events: any EventRepository, sheetSettings: any SheetSettingsRepository) {
+        self.events = events
         self.sheetSettings = sheetSettings
     }
 }

@@ -85,10 +85,8 @@ public struct WebhookDeliveryStore: Sendable {
             if claimed.isEmpty { return [] }  // the usual poll: nothing due, no second statement
             // Their events in one statement, not one round trip each while the claim holds its locks.
             let eventIDs = try claimed.map { try $0["event_id", as: String.self] }
-            let eventRows = try await connection.query(
-                "SELECT \(unsafeSQL: EventService.list.columns) FROM events WHERE id = ANY(\(PostgresTextArray(eventIDs)))"
-            )
-            let events = try Dictionary(eventRows.map { (try $0["id", as: String.self], $0) }) { first, _ in first }
+            let stored = try await PostgresDatabase.repositories(on: connection).events.events(ids: eventIDs)
+            let events = Dictionary(stored.map { ($0.event.id, $0) }) { first, _ in first }
             var attempts: [Attempt] = []
             for row in claimed {
                 do {
@@ -105,7 +103,7 @@ public struct WebhookDeliveryStore: Sendable {
         }
     }
 
-    private static func attempt(for row: PostgresRow, events: [String: PostgresRow], secrets: DerivedSecrets) throws -> Attempt {
+    private static func attempt(for row: PostgresRow, events: [String: StoredEvent], secrets: DerivedSecrets) throws -> Attempt {
         let eventID: String = try row["event_id"]
         guard let stored = events[eventID] else { throw PurseError(.invalidRequest, message: "A delivery's event is missing") }
         let event = try EventService.event(stored, secrets: secrets)

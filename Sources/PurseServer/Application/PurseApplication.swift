@@ -111,7 +111,7 @@ public struct PurseApplication {
             ),
             sessions: sessions, paymentMethods: paymentMethods, selection: selection, customers: customers
         ).register(on: api)
-        EventsController(events: EventService(pool: pool, masterKey: masterKey)).register(on: api)
+        EventsController(events: EventService(database: database, masterKey: masterKey)).register(on: api)
         let destinations = WebhookDestinations(
             policy: WebhookDestinationPolicy(
                 requireHTTPS: configuration.webhooks.requireHTTPS, allowList: configuration.webhooks.allowedHosts

@@ -1,4 +1,3 @@
-import Postgres
 import PurseModels
 
 /// The customer's default payment method and selected option (spec §4), changed only under the
@@ -6,91 +5,69 @@ import PurseModels
 /// selecting Apple Pay or Link keeps the default for off-session use; detaching the default
 /// clears both.
 enum DefaultPaymentMethod {
-    /// What `selected_option` may hold besides a payment method.
-    enum Wallet: String {
-        case applePay = "apple_pay"
-        case link
-    }
-
-    /// Makes `method` (attached to `customer`, whose row is locked) the default and the selection.
+    /// Makes `method` (attached to the locked customer) the default and the selection.
     static func set(
-        _ method: String, of customer: Customer, caller: Credential, request: RequestInfo, param: String,
-        events: EventRecorder, on connection: isolated PostgresConnection
+        _ method: String, of stored: StoredCustomer, caller: Credential, request: RequestInfo, param: String,
+        in repositories: Repositories
     ) async throws -> Customer {
-        let attached = try await connection.query(
-            """
-            SELECT 1 FROM payment_methods
-            WHERE id = \(method) AND account_id = \(caller.accountID) AND customer_id = \(customer.id) AND state = 'attached'
-            """
-        )
-        guard !attached.isEmpty else {
-            throw PurseError(
-                .invalidRequest, code: "resource_missing",
-                message: "No such PaymentMethod: '\(method)'. The payment method must be attached to the customer.",
-                param: param
-            )
+        guard try await repositories.paymentMethods.isAttached(method, to: stored.customer.id, account: caller.accountID) else {
+            throw notAttached(method, param: param)
         }
-        var updated = customer
-        updated.invoiceSettings.defaultPaymentMethod = method
-        try await connection.query(
-            """
-            UPDATE customers SET default_payment_method = \(method), selected_option = 'payment_method'
-            WHERE id = \(customer.id) AND account_id = \(caller.accountID)
-            """
-        )
-        try await recordChange(from: customer, to: updated, caller: caller, request: request, events: events, on: connection)
-        return updated
+        var updated = stored
+        updated.customer.invoiceSettings.defaultPaymentMethod = method
+        updated.selectedOption = .paymentMethod
+        try await save(from: stored, to: updated, caller: caller, request: request, in: repositories)
+        return updated.customer
     }
 
-    /// Clears the default (and a selection of it).
-    static func clear(
-        of customer: Customer, caller: Credential, request: RequestInfo, events: EventRecorder,
-        on connection: isolated PostgresConnection
-    ) async throws -> Customer {
-        var updated = customer
-        updated.invoiceSettings.defaultPaymentMethod = nil
-        try await connection.query(
-            """
-            UPDATE customers
-            SET default_payment_method = NULL,
-                selected_option = CASE WHEN selected_option = 'payment_method' THEN NULL ELSE selected_option END
-            WHERE id = \(customer.id) AND account_id = \(caller.accountID)
-            """
-        )
-        try await recordChange(from: customer, to: updated, caller: caller, request: request, events: events, on: connection)
-        return updated
-    }
-
-    /// Clears the default when it is `method` (being detached).
+    /// Clears the default when it is `method` (being detached), and a selection of it.
     static func clearIfDefault(
-        _ method: String, of customer: Customer, caller: Credential, request: RequestInfo, events: EventRecorder,
-        on connection: isolated PostgresConnection
+        _ method: String, of stored: StoredCustomer, caller: Credential, request: RequestInfo, in repositories: Repositories
     ) async throws {
-        guard customer.invoiceSettings.defaultPaymentMethod == method else { return }
-        _ = try await clear(of: customer, caller: caller, request: request, events: events, on: connection)
+        guard stored.customer.invoiceSettings.defaultPaymentMethod == method else { return }
+        var updated = stored
+        updated.customer.invoiceSettings.defaultPaymentMethod = nil
+        updated.selectedOption = selection(of: stored, withDefault: nil)
+        try await save(from: stored, to: updated, caller: caller, request: request, in: repositories)
     }
 
     /// Selects a wallet, or nothing; the default stays for off-session use.
-    static func select(_ wallet: Wallet?, of customer: Customer, caller: Credential, on connection: isolated PostgresConnection) async throws {
-        try await connection.query(
-            """
-            UPDATE customers SET selected_option = \(wallet?.rawValue)
-            WHERE id = \(customer.id) AND account_id = \(caller.accountID)
-            """
+    static func select(
+        _ wallet: SelectedOption?, of stored: StoredCustomer, caller: Credential, in repositories: Repositories
+    )
+        async throws
+    {
+        var updated = stored
+        updated.selectedOption = wallet
+        guard updated != stored else { return }
+        try await repositories.customers.update(updated, account: caller.accountID)
+    }
+
+    /// The selection once the default becomes `newDefault`: a new default is selected; a cleared
+    /// default takes a selection of it along; an unchanged one leaves the selection alone.
+    static func selection(of stored: StoredCustomer, withDefault newDefault: String?) -> SelectedOption? {
+        guard newDefault != stored.customer.invoiceSettings.defaultPaymentMethod else { return stored.selectedOption }
+        if newDefault != nil { return .paymentMethod }
+        return stored.selectedOption == .paymentMethod ? nil : stored.selectedOption
+    }
+
+    /// Refuses a default that is not attached to the customer.
+    static func notAttached(_ method: String, param: String) -> PurseError {
+        PurseError(
+            .invalidRequest, code: "resource_missing",
+            message: "No such PaymentMethod: '\(method)'. The payment method must be attached to the customer.",
+            param: param
         )
     }
 
-    private static func recordChange(
-        from old: Customer, to new: Customer, caller: Credential, request: RequestInfo, events: EventRecorder,
-        on connection: isolated PostgresConnection
+    /// Writes the change, with a `customer.updated` event when the customer object changed.
+    private static func save(
+        from old: StoredCustomer, to new: StoredCustomer, caller: Credential, request: RequestInfo, in repositories: Repositories
     ) async throws {
         guard old != new else { return }
-        let encoder = JSONValueEncoder()
-        let before = try encoder.encode(old)
-        let after = try encoder.encode(new)
-        try await events.record(
-            "customer.updated", object: after, previousAttributes: AttributeDiff.previousAttributes(from: before, to: after),
-            account: caller.accountID, request: request, on: connection
-        )
+        try await repositories.customers.update(new, account: caller.accountID)
+        if let event = try NewEvent("customer.updated", from: old.customer, to: new.customer, account: caller.accountID, request: request) {
+            try await repositories.events.record(event)
+        }
     }
 }

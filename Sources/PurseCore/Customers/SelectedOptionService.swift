@@ -1,17 +1,13 @@
-public import Postgres
 public import PurseModels
 
 /// `GET|POST /v1/customers/{id}/selected_payment_option`: the customer's choice, on the server.
 public struct SelectedOptionService: Sendable {
-    private let pool: PostgresClient
-    private let events = EventRecorder()
+    private let database: any Database
 
-    public init(pool: PostgresClient) { self.pool = pool }
+    public init(database: any Database) { self.database = database }
 
     public func retrieve(customer: String, by caller: Credential) async throws -> SelectedPaymentOption {
-        try await pool.withConnection { connection in
-            try await Self.current(customer, by: caller, on: connection)
-        }
+        try await database.autocommit { try await Self.current(customer, by: caller, in: $0) }
     }
 
     /// Selects a payment method (which becomes the default), `apple_pay`, `link`, or nothing.
@@ -19,68 +15,47 @@ public struct SelectedOptionService: Sendable {
     public func select(
         _ option: Patch<String>, customer: String, by caller: Credential, request: RequestInfo, param: String = "option"
     ) async throws -> SelectedPaymentOption {
-        let events = self.events
-        return try await pool.withTransaction(retryingConflicts: 2) { connection in
-            let locked = try await CustomerService.lockActive(customer, by: caller, on: connection)
+        try await database.transaction(retryingConflicts: 2) { repositories in
+            let locked = try await CustomerAccess.lockLive(customer, by: caller, in: repositories)
             switch option {
             case .clear:
-                try await DefaultPaymentMethod.select(nil, of: locked, caller: caller, on: connection)
+                try await DefaultPaymentMethod.select(nil, of: locked, caller: caller, in: repositories)
             case .set(let value):
-                if let wallet = DefaultPaymentMethod.Wallet(rawValue: value) {
-                    try await DefaultPaymentMethod.select(wallet, of: locked, caller: caller, on: connection)
+                if let wallet = SelectedOption(rawValue: value), wallet != .paymentMethod {
+                    try await DefaultPaymentMethod.select(wallet, of: locked, caller: caller, in: repositories)
                 } else {
-                    _ = try await DefaultPaymentMethod.set(
-                        value, of: locked, caller: caller, request: request, param: param, events: events, on: connection
-                    )
+                    _ = try await DefaultPaymentMethod.set(value, of: locked, caller: caller, request: request, param: param, in: repositories)
                 }
             }
-            return try await Self.current(customer, by: caller, on: connection)
+            return try await Self.current(customer, by: caller, in: repositories)
         }
     }
 
-    static func current(_ customer: String, by caller: Credential, on connection: isolated PostgresConnection) async throws -> SelectedPaymentOption {
-        if let own = caller.customerID, own != customer { throw PurseError.noSuch("customer", customer, param: "id") }
-        let rows = try await connection.query(
-            """
-            SELECT c.selected_option, c.default_payment_method, \(unsafeSQL: prefixed(PaymentMethodStore.columns))
-            FROM customers c
-            LEFT JOIN payment_methods pm ON pm.id = c.default_payment_method AND c.selected_option = 'payment_method'
-            WHERE c.id = \(customer) AND c.account_id = \(caller.accountID) AND NOT c.deleted
-            """
-        )
-        guard let row = rows.first else { throw PurseError.noSuch("customer", customer, param: "id") }
-        let selected: String? = try row["selected_option"]
-        guard let selected else { return SelectedPaymentOption(customer: customer, option: nil, paymentMethod: nil) }
-        guard selected == "payment_method" else {
-            return SelectedPaymentOption(customer: customer, option: selected, paymentMethod: nil)
+    static func current(_ customer: String, by caller: Credential, in repositories: Repositories) async throws -> SelectedPaymentOption {
+        guard let selection = try await repositories.customers.selection(of: customer, visibleTo: caller.visibility) else {
+            throw PurseError.noSuch("customer", customer, param: "id")
         }
-        let method = try PaymentMethodStore.paymentMethod(row)
-        return await SelectedPaymentOption(
+        guard let option = selection.option else { return SelectedPaymentOption(customer: customer, option: nil, paymentMethod: nil) }
+        guard option == .paymentMethod, let method = selection.paymentMethod else {
+            return SelectedPaymentOption(customer: customer, option: option.rawValue, paymentMethod: nil)
+        }
+        return SelectedPaymentOption(
             customer: customer, option: method.id, paymentMethod: method,
-            unavailableReason: try unavailableReason(method, for: caller, on: connection)
+            unavailableReason: try await unavailableReason(method, for: caller, in: repositories)
         )
     }
 
     /// Why the sheet could not show the selected method under the settings in force: `expired`,
     /// or `filtered` when the saved-method filter hides it (spec §4).
-    static func unavailableReason(_ method: PaymentMethod, for caller: Credential, on connection: isolated PostgresConnection) async throws -> String?
-    {
+    static func unavailableReason(_ method: PaymentMethod, for caller: Credential, in repositories: Repositories) async throws -> String? {
         let now = Clock.now
         if let card = method.card, (card.expYear, card.expMonth) < (Calendar.year(of: now), Calendar.month(of: now)) {
             return "expired"
         }
-        let settings = try await SheetSettingsService.inForce(for: caller, in: PostgresDatabase.repositories(on: connection))
-        let visible = try await connection.query(
-            """
-            SELECT \(settings.savedPaymentMethodFilter.condition(now: now)) AS visible
-            FROM payment_methods WHERE id = \(method.id) AND account_id = \(caller.accountID)
-            """
+        let settings = try await SheetSettingsService.inForce(for: caller, in: repositories)
+        let passes = try await repositories.paymentMethods.passes(
+            method.id, account: caller.accountID, filter: settings.savedPaymentMethodFilter, now: now
         )
-        return try visible.first?["visible", as: Bool.self] == false ? "filtered" : nil
-    }
-
-    /// `pm.id, pm.created, ...` from the store's column list.
-    private static func prefixed(_ columns: String) -> String {
-        columns.split(separator: ",").map { "pm." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
+        return passes ? nil : "filtered"
     }
 }

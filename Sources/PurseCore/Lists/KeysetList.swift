@@ -52,15 +52,14 @@ public struct KeysetList: Sendable {
         return Page(data: elements, hasMore: rows.count > pagination.limit)
     }
 
-    /// The first page (no cursor) of the rows matching `filter`: one statement, run through the
-    /// pool, which answers a statement it has prepared without holding a thread.
+    /// The first page (no cursor) of the rows matching `filter`: one statement.
     public func firstPage<Element>(
-        pool: PostgresClient,
+        on connection: isolated PostgresConnection,
         where filter: PostgresQuery,
         limit: Int,
         decode: (PostgresRow) throws -> Element
     ) async throws -> Page<Element> {
-        let rows = try await pool.query(Self.ordered(select(where: filter), newestFirst: true, limit: limit))
+        let rows = try await connection.query(Self.ordered(select(where: filter), newestFirst: true, limit: limit))
         return Page(data: try rows.prefix(limit).map(decode), hasMore: rows.count > limit)
     }
 

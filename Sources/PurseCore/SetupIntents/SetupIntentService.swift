@@ -47,13 +47,15 @@ public struct SetupIntentService: Sendable {
         let secrets = self.secrets
         let publicURL = self.publicURL
         let created = try await pool.withTransaction { connection -> SetupIntent in
-            if let customer, !(try await CustomerVisibility.isVisible(customer, by: caller, on: connection)) {
+            if let customer, !(try await PostgresDatabase.repositories(on: connection).customers.isLive(customer, visibleTo: caller.visibility)) {
                 throw PurseError.noSuch("customer", customer, param: "customer")
             }
             let settings = try await SheetSettingsService.bindable(
                 params.customerSheetSettings, account: caller.accountID, in: PostgresDatabase.repositories(on: connection))
             var methodID = newMethod?.model.id
-            if let newMethod { try await connection.query(PaymentMethodStore.insert(newMethod, account: caller.accountID)) }
+            if let newMethod {
+                try await PostgresDatabase.repositories(on: connection).paymentMethods.insert(newMethod, account: caller.accountID, customer: nil)
+            }
             if let requested = params.paymentMethod {
                 methodID = try await Self.usablePaymentMethod(
                     requested, for: customer, caller: caller, factory: factory, on: connection
@@ -105,7 +107,9 @@ public struct SetupIntentService: Sendable {
             var intent = stored.intent
             try Self.requireOpen(stored, action: "update", caller: caller, secrets: secrets, publicURL: publicURL)
             if let customer = params.customer {
-                if let value = customer.value, !(try await CustomerVisibility.isVisible(value, by: caller, on: connection)) {
+                if let value = customer.value,
+                    !(try await PostgresDatabase.repositories(on: connection).customers.isLive(value, visibleTo: caller.visibility))
+                {
                     throw PurseError.noSuch("customer", value, param: "customer")
                 }
                 intent.customer = customer.value
@@ -116,7 +120,7 @@ public struct SetupIntentService: Sendable {
             }
             intent.metadata = try MetadataRules.updated(intent.metadata, with: params.metadata)
             if let newMethod {
-                try await connection.query(PaymentMethodStore.insert(newMethod, account: caller.accountID))
+                try await PostgresDatabase.repositories(on: connection).paymentMethods.insert(newMethod, account: caller.accountID, customer: nil)
                 intent.paymentMethod = newMethod.model.id
             }
             switch params.paymentMethod {
@@ -250,7 +254,9 @@ public struct SetupIntentService: Sendable {
                 throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
             }
             try Self.requireOpen(locked, action: "confirm", caller: caller, secrets: secrets, publicURL: publicURL)
-            if let new = ready.new { try await connection.query(PaymentMethodStore.insert(new, account: caller.accountID)) }
+            if let new = ready.new {
+                try await PostgresDatabase.repositories(on: connection).paymentMethods.insert(new, account: caller.accountID, customer: nil)
+            }
             if let billing = ready.updatedBillingDetails {
                 try await connection.query(
                     """
@@ -334,7 +340,10 @@ public struct SetupIntentService: Sendable {
             else { throw PurseError.noSuch("authentication page", id) }
             let owner = Credential(kind: .secret, accountID: stored.accountID, sourceID: "authentication-page")
             var method: PaymentMethod?
-            if let id = stored.intent.paymentMethod { method = try await PaymentMethodStore.find(id, by: owner, on: connection)?.model }
+            if let id = stored.intent.paymentMethod {
+                method = try await PostgresDatabase.repositories(on: connection).paymentMethods.find(id, visibleTo: owner.visibility, lock: false)?
+                    .model
+            }
             return (Self.render(stored, secrets, publicURL), method)
         }
     }
@@ -378,7 +387,10 @@ public struct SetupIntentService: Sendable {
             type = try await pool.withConnection { connection in
                 if let token = try factory.make(token: requested, account: caller.accountID) { return token.type }
                 let owner = Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
-                guard let found = try await PaymentMethodStore.find(requested, by: owner, on: connection) else {
+                guard
+                    let found = try await PostgresDatabase.repositories(on: connection).paymentMethods.find(
+                        requested, visibleTo: owner.visibility, lock: false)
+                else {
                     throw PurseError.noSuch("PaymentMethod", requested, param: "payment_method")
                 }
                 return found.type
@@ -482,15 +494,16 @@ public struct SetupIntentService: Sendable {
         on connection: isolated PostgresConnection
     ) async throws -> StoredPaymentMethod {
         if let token = try factory.make(token: id, account: caller.accountID) {
-            try connection.queryLater(PaymentMethodStore.insert(token, account: caller.accountID))
+            try await PostgresDatabase.repositories(on: connection).paymentMethods.insert(token, account: caller.accountID, customer: nil)
             return StoredPaymentMethod(model: token.model, state: .unattached, processorReference: token.processorReference, type: token.type)
         }
         let owner = Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
-        guard let found = try await PaymentMethodStore.find(id, by: owner, on: connection) else {
+        guard let found = try await PostgresDatabase.repositories(on: connection).paymentMethods.find(id, visibleTo: owner.visibility, lock: false)
+        else {
             throw PurseError.noSuch("PaymentMethod", id, param: "payment_method")
         }
         if found.state == .attached, found.model.customer == customer, customer != nil { return found }
-        try PaymentMethodService.checkAttachable(found, caller: caller)
+        try Attachments.checkAttachable(found, caller: caller)
         return found
     }
 

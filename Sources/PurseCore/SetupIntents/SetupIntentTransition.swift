@@ -24,15 +24,16 @@ struct Transition {
     ) async throws -> SetupIntent {
         var paymentMethod = paymentMethod
         if let customer {
-            let owner = try await CustomerService.lockActive(customer, by: system, on: connection, param: "customer")
+            let repositories = PostgresDatabase.repositories(on: connection)
+            let owner = try await CustomerAccess.lockLive(customer, by: system, param: "customer", in: repositories).customer
             if let settings,
                 let saved = try await DuplicateCards.reuse(
-                    paymentMethod, for: owner.id, settings: settings, caller: system, request: request, events: events, on: connection
+                    paymentMethod, for: owner.id, settings: settings, caller: system, request: request, in: repositories
                 )
             {
                 paymentMethod = saved.id
             }
-            let attached = try await PaymentMethodService.attach(paymentMethod, to: owner.id, caller: system, on: connection)
+            let attached = try await Attachments.attach(paymentMethod, to: owner.id, caller: system, in: repositories)
             if attached.changed {
                 try await events.record(
                     "payment_method.attached", object: try JSONValueEncoder().encode(attached.method), account: accountID,
@@ -76,7 +77,8 @@ struct Transition {
     func fail(
         paymentMethod: String, error: PurseError, type: String, on connection: isolated PostgresConnection
     ) async throws -> SetupIntent {
-        let method = try await PaymentMethodStore.find(paymentMethod, by: system, on: connection)?.model
+        let method = try await PostgresDatabase.repositories(on: connection).paymentMethods.find(
+            paymentMethod, visibleTo: system.visibility, lock: false)?.model
         let setupError = SetupError(
             code: error.code, declineCode: error.declineCode, message: error.message, param: error.param,
             paymentMethod: method, paymentMethodType: method?.type, type: type

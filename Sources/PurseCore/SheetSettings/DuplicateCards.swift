@@ -1,4 +1,3 @@
-import Postgres
 import PurseModels
 
 /// `duplicate_cards: reuse` (spec §4): a client saving a card the customer already has (same
@@ -7,43 +6,26 @@ enum DuplicateCards {
     /// The saved method to use instead of attaching `candidate`, or nil to attach it as usual.
     static func reuse(
         _ candidate: String, for customer: String, settings: CustomerSheetSettings, caller: Credential, request: RequestInfo,
-        events: EventRecorder, on connection: isolated PostgresConnection
+        in repositories: Repositories
     ) async throws -> PaymentMethod? {
         guard settings.duplicateCards == "reuse" else { return nil }
-        let owner = Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
-        guard let new = try await PaymentMethodStore.find(candidate, by: owner, on: connection)?.model, let card = new.card else {
-            return nil
-        }
-        let rows = try await connection.query(
-            """
-            SELECT \(unsafeSQL: PaymentMethodStore.columns) FROM payment_methods
-            WHERE account_id = \(caller.accountID) AND customer_id = \(customer) AND state = 'attached' AND type = 'card'
-              AND fingerprint = \(card.fingerprint) AND id <> \(candidate)
-            ORDER BY created DESC, seq DESC LIMIT 1
-            FOR UPDATE
-            """
+        let account = Visibility(account: caller.accountID)
+        guard let new = try await repositories.paymentMethods.find(candidate, visibleTo: account, lock: false)?.model,
+            let card = new.card
+        else { return nil }
+        let saved = try await repositories.paymentMethods.latestCard(
+            fingerprint: card.fingerprint, customer: customer, excluding: candidate, account: caller.accountID
         )
-        guard let saved = try rows.first.map(PaymentMethodStore.paymentMethod), var savedCard = saved.card else { return nil }
+        guard let saved, var savedCard = saved.card else { return nil }
         guard savedCard.expMonth != card.expMonth || savedCard.expYear != card.expYear else { return saved }
         savedCard.expMonth = card.expMonth
         savedCard.expYear = card.expYear
         var updated = saved
         updated.card = savedCard
-        try await connection.query(
-            """
-            UPDATE payment_methods
-            SET details = \(PaymentMethodStore.details(of: updated)), card_exp_month = \(Int32(card.expMonth)),
-                card_exp_year = \(Int32(card.expYear))
-            WHERE id = \(saved.id) AND account_id = \(caller.accountID)
-            """
-        )
-        let encoder = JSONValueEncoder()
-        let before = try encoder.encode(saved)
-        let after = try encoder.encode(updated)
-        try await events.record(
-            "payment_method.updated", object: after, previousAttributes: AttributeDiff.previousAttributes(from: before, to: after),
-            account: caller.accountID, request: request, on: connection
-        )
+        try await repositories.paymentMethods.update(updated, account: caller.accountID)
+        if let event = try NewEvent("payment_method.updated", from: saved, to: updated, account: caller.accountID, request: request) {
+            try await repositories.events.record(event)
+        }
         return updated
     }
 }

@@ -29,11 +29,18 @@ extension Database {
 
 /// The repositories of one unit of work: every statement they run belongs to it.
 public struct Repositories: Sendable {
+    public let customers: any CustomerRepository
     public let events: any EventRepository
+    public let paymentMethods: any PaymentMethodRepository
     public let sheetSettings: any SheetSettingsRepository
 
-    public init(events: any EventRepository, sheetSettings: any SheetSettingsRepository) {
+    public init(
+        customers: any CustomerRepository, events: any EventRepository, paymentMethods: any PaymentMethodRepository,
+        sheetSettings: any SheetSettingsRepository
+    ) {
+        self.customers = customers
         self.events = events
+        self.paymentMethods = paymentMethods
         self.sheetSettings = sheetSettings
     }
 }

@@ -53,7 +53,7 @@ public struct PurseApplication {
         let publicURL = PublicURL(configuration.resolvedPublicURL(boundPort: configuration.port))
         let caches = ChangeCaches()
         let database = PostgresDatabase(pool: pool)
-        let paymentMethods = PaymentMethodService(pool: pool, processor: processor, masterKey: masterKey, caches: caches)
+        let paymentMethods = PaymentMethodService(database: database, processor: processor, masterKey: masterKey, caches: caches)
         // Background work (webhook delivery, sweeps) has connections of its own, so it can never
         // hold the ones requests need.
         var backgroundSettings = pool.configuration
@@ -61,7 +61,7 @@ public struct PurseApplication {
         let background = PostgresClient(
             configuration: backgroundSettings, options: .init(maxConnections: 2, checkoutTimeout: pool.options.checkoutTimeout)
         )
-        let customers = CustomerService(pool: pool, paymentMethods: paymentMethods, caches: caches)
+        let customers = CustomerService(database: database, pool: pool, paymentMethods: paymentMethods, caches: caches)
         let idempotency = IdempotencyStore(pool: pool, masterKey: masterKey)
         let metrics = PrometheusRegistry()
         let authenticator = Authenticator(pool: pool, caches: caches)
@@ -89,7 +89,7 @@ public struct PurseApplication {
         api.raw(.get, "/metrics", MetricsController(registry: metrics, pool: pool, backlog: backlog, caches: caches).metrics)
         OpenAPIController.register(on: api)
         CustomersController(customers: customers).register(on: api)
-        let selection = SelectedOptionService(pool: pool)
+        let selection = SelectedOptionService(database: database)
         PaymentMethodsController(paymentMethods: paymentMethods, selection: selection).register(on: api)
         let ephemeralKeys = EphemeralKeyService(pool: pool, lifetime: configuration.ephemeralKeyLifetime, caches: caches)
         EphemeralKeysController(ephemeralKeys: ephemeralKeys).register(on: api)

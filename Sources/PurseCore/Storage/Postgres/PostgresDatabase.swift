@@ -27,7 +27,9 @@ public struct PostgresDatabase: Database {
     /// The repositories of a unit of work already open on `connection`.
     static func repositories(on connection: PostgresConnection) -> Repositories {
         Repositories(
+            customers: PostgresCustomerRepository(connection: connection),
             events: PostgresEventRepository(connection: connection),
+            paymentMethods: PostgresPaymentMethodRepository(connection: connection),
             sheetSettings: PostgresSheetSettingsRepository(connection: connection)
         )
     }

@@ -1,0 +1,79 @@
+public import PurseModels
+
+/// What a customer's sheet selected (spec §4): its default payment method, or a wallet.
+public enum SelectedOption: String, Sendable, Hashable {
+    case paymentMethod = "payment_method"
+    case applePay = "apple_pay"
+    case link
+}
+
+/// A live customer as stored: the object and the option its sheet selected.
+public struct StoredCustomer: Sendable, Equatable {
+    public var customer: Customer
+    public var selectedOption: SelectedOption?
+
+    public init(customer: Customer, selectedOption: SelectedOption?) {
+        self.customer = customer
+        self.selectedOption = selectedOption
+    }
+}
+
+/// A customer as found: live, or the tombstone a deleted one leaves.
+public enum CustomerLookup: Sendable, Equatable {
+    case live(Customer)
+    case deleted(id: String)
+}
+
+/// What a customer selected, with the payment method when a method is selected.
+public struct CustomerSelection: Sendable, Equatable {
+    public var option: SelectedOption?
+    public var paymentMethod: PaymentMethod?
+
+    public init(option: SelectedOption?, paymentMethod: PaymentMethod?) {
+        self.option = option
+        self.paymentMethod = paymentMethod
+    }
+}
+
+/// Which customers `GET /v1/customers` lists.
+public struct CustomerQuery: Sendable {
+    public var account: String
+    public var email: String?
+    public var created: RangeFilter?
+
+    public init(account: String, email: String? = nil, created: RangeFilter? = nil) {
+        self.account = account
+        self.email = email
+        self.created = created
+    }
+}
+
+/// The customers of every account. Writes that return nothing travel with the unit of work's
+/// next round trip.
+public protocol CustomerRepository: Sendable {
+    /// Stores a new customer, without a default payment method (set it with ``update(_:account:)``
+    /// once the method is attached).
+    func insert(_ customer: Customer, account: String) async throws
+
+    /// A customer in view, live or deleted.
+    func find(_ id: String, visibleTo visibility: Visibility) async throws -> CustomerLookup?
+
+    /// A live customer in view, its row locked for the rest of the transaction: every change to a
+    /// customer or to its payment methods takes this lock first, so they never race.
+    func lockLive(_ id: String, visibleTo visibility: Visibility) async throws -> StoredCustomer?
+
+    /// Whether a live customer is in view.
+    func isLive(_ id: String, visibleTo visibility: Visibility) async throws -> Bool
+
+    /// What a live customer in view selected; nil when there is no such customer.
+    func selection(of id: String, visibleTo visibility: Visibility) async throws -> CustomerSelection?
+
+    /// Writes what may change of a live customer: its fields, default payment method and selection.
+    func update(_ customer: StoredCustomer, account: String) async throws
+
+    /// Deletes a customer, leaving a tombstone: the id stays, the personal data goes.
+    func tombstone(_ id: String, account: String) async throws
+
+    /// Live customers, newest first.
+    func list(_ query: CustomerQuery, pagination: Pagination) async throws -> Page<Customer>
+}

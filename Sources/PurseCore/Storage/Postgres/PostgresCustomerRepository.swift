@@ -1,0 +1,137 @@
+import Postgres
+import PurseModels
+
+/// ``CustomerRepository`` on the `customers` table.
+struct PostgresCustomerRepository: CustomerRepository {
+    let connection: PostgresConnection
+
+    private static let columns = """
+        id, created, email, name, phone, description, address, shipping, metadata, preferred_locales,
+        invoice_prefix, default_payment_method, selected_option, deleted
+        """
+
+    private static let list = KeysetList(table: "customers", columns: columns, noun: "customer")
+
+    func insert(_ customer: Customer, account: String) async throws {
+        try await connection.queryLater(
+            """
+            INSERT INTO customers (id, account_id, created, email, name, phone, description, address, shipping,
+                                   metadata, preferred_locales, invoice_prefix)
+            VALUES (\(customer.id), \(account), \(customer.created), \(customer.email), \(customer.name),
+                    \(customer.phone), \(customer.description), \(StoredJSON.encodeIfPresent(customer.address)),
+                    \(StoredJSON.encodeIfPresent(customer.shipping)), \(StoredJSON.encode(customer.metadata)),
+                    \(PostgresTextArray(customer.preferredLocales)), \(customer.invoicePrefix))
+            """
+        )
+    }
+
+    func find(_ id: String, visibleTo visibility: Visibility) async throws -> CustomerLookup? {
+        let rows = try await connection.query(
+            "SELECT \(unsafeSQL: Self.columns) FROM customers WHERE id = \(id) AND \(Self.scope(visibility))"
+        )
+        guard let row = rows.first else { return nil }
+        if try row["deleted", as: Bool.self] { return .deleted(id: id) }
+        return .live(try Self.customer(row))
+    }
+
+    func lockLive(_ id: String, visibleTo visibility: Visibility) async throws -> StoredCustomer? {
+        let rows = try await connection.query(
+            """
+            SELECT \(unsafeSQL: Self.columns) FROM customers
+            WHERE id = \(id) AND \(Self.scope(visibility)) AND NOT deleted
+            FOR UPDATE
+            """
+        )
+        return try rows.first.map { row in
+            StoredCustomer(customer: try Self.customer(row), selectedOption: try Self.selectedOption(row))
+        }
+    }
+
+    func isLive(_ id: String, visibleTo visibility: Visibility) async throws -> Bool {
+        !(try await connection.query("SELECT 1 FROM customers WHERE id = \(id) AND \(Self.scope(visibility)) AND NOT deleted").isEmpty)
+    }
+
+    func selection(of id: String, visibleTo visibility: Visibility) async throws -> CustomerSelection? {
+        guard visibility.includes(customer: id) else { return nil }
+        let methodColumns = PostgresPaymentMethodRepository.columns.split(separator: ",")
+            .map { "pm." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
+        let rows = try await connection.query(
+            """
+            SELECT c.selected_option, \(unsafeSQL: methodColumns)
+            FROM customers c
+            LEFT JOIN payment_methods pm ON pm.id = c.default_payment_method AND c.selected_option = 'payment_method'
+            WHERE c.id = \(id) AND c.account_id = \(visibility.account) AND NOT c.deleted
+            """
+        )
+        guard let row = rows.first else { return nil }
+        let option = try Self.selectedOption(row)
+        let method = option == .paymentMethod ? try PostgresPaymentMethodRepository.paymentMethod(row) : nil
+        return CustomerSelection(option: option, paymentMethod: method)
+    }
+
+    func update(_ stored: StoredCustomer, account: String) async throws {
+        let customer = stored.customer
+        try await connection.queryLater(
+            """
+            UPDATE customers
+            SET email = \(customer.email), name = \(customer.name), phone = \(customer.phone),
+                description = \(customer.description), address = \(StoredJSON.encodeIfPresent(customer.address)),
+                shipping = \(StoredJSON.encodeIfPresent(customer.shipping)), metadata = \(StoredJSON.encode(customer.metadata)),
+                preferred_locales = \(PostgresTextArray(customer.preferredLocales)),
+                default_payment_method = \(customer.invoiceSettings.defaultPaymentMethod),
+                selected_option = \(stored.selectedOption?.rawValue)
+            WHERE id = \(customer.id) AND account_id = \(account)
+            """
+        )
+    }
+
+    func tombstone(_ id: String, account: String) async throws {
+        try await connection.queryLater(
+            """
+            UPDATE customers
+            SET deleted = true, email = NULL, name = NULL, phone = NULL, description = NULL, address = NULL,
+                shipping = NULL, metadata = '{}', preferred_locales = '{}', default_payment_method = NULL,
+                selected_option = NULL
+            WHERE id = \(id) AND account_id = \(account)
+            """
+        )
+    }
+
+    func list(_ query: CustomerQuery, pagination: Pagination) async throws -> Page<Customer> {
+        var filter: PostgresQuery = "account_id = \(query.account) AND NOT deleted"
+        if let email = query.email { filter.append(" AND email = \(email)") }
+        if let created = query.created { filter.append(" AND \(created.condition(on: "created"))") }
+        return try await Self.list.page(on: connection, where: filter, pagination: pagination, decode: Self.customer)
+    }
+
+    /// Customers in view: the account's, and for a customer's credential only that one.
+    static func scope(_ visibility: Visibility) -> PostgresQuery {
+        guard let customer = visibility.customer else { return "account_id = \(visibility.account)" }
+        return "account_id = \(visibility.account) AND id = \(customer)"
+    }
+
+    private static func selectedOption(_ row: PostgresRow) throws -> SelectedOption? {
+        guard let text: String = try row["selected_option"] else { return nil }
+        guard let option = SelectedOption(rawValue: text) else {
+            throw PurseError(.invalidRequest, message: "A stored customer is malformed")
+        }
+        return option
+    }
+
+    private static func customer(_ row: PostgresRow) throws -> Customer {
+        Customer(
+            id: try row["id"],
+            created: try row["created"],
+            address: try StoredJSON.decodeIfPresent(Address.self, from: try row["address"]),
+            description: try row["description"],
+            email: try row["email"],
+            invoicePrefix: try row["invoice_prefix"],
+            invoiceSettings: InvoiceSettings(defaultPaymentMethod: try row["default_payment_method"]),
+            metadata: try StoredJSON.decode(Metadata.self, from: try row["metadata"]),
+            name: try row["name"],
+            phone: try row["phone"],
+            preferredLocales: try row["preferred_locales", as: PostgresTextArray.self].elements,
+            shipping: try StoredJSON.decodeIfPresent(Shipping.self, from: try row["shipping"])
+        )
+    }
+}

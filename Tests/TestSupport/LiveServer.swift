@@ -117,7 +117,7 @@ extension LiveServer {
     public func sweep() async throws -> Swept {
         let keys = try await EphemeralKeyService(pool: pool, lifetime: 3600, caches: ChangeCaches()).sweepExpired()
         let intents = try await SetupIntentService(
-            pool: pool, processor: TestProcessor(), masterKey: masterKey, publicURL: PublicURL(baseURL.absoluteString),
+            database: PostgresDatabase(pool: pool), processor: TestProcessor(), masterKey: masterKey, publicURL: PublicURL(baseURL.absoluteString),
             caches: ChangeCaches()
         ).sweepAbandoned()
         return Swept(expiredEphemeralKeys: keys, abandonedSetupIntents: intents)

@@ -1,24 +1,20 @@
-public import Postgres
 public import PurseModels
 
 /// Setup intents: create, retrieve, update, confirm (with 3D Secure through Purse's page, and
 /// mandates for bank debits), cancel, list; and the sweep of abandoned ones.
 public struct SetupIntentService: Sendable {
-    private let pool: PostgresClient
+    private let database: any Database
     private let processor: any Processor
     private let factory: PaymentMethodFactory
     private let secrets: DerivedSecrets
     private let publicURL: PublicURL
     /// The sheet settings a client's confirmation enforces are read through its cache.
     private let caches: ChangeCaches
-    private let events = EventRecorder()
-
-    /// Statuses a confirmation, an update or a cancellation may start from.
 
     public init(
-        pool: PostgresClient, processor: any Processor, masterKey: MasterKey, publicURL: PublicURL, caches: ChangeCaches
+        database: any Database, processor: any Processor, masterKey: MasterKey, publicURL: PublicURL, caches: ChangeCaches
     ) {
-        self.pool = pool
+        self.database = database
         self.caches = caches
         self.processor = processor
         self.factory = PaymentMethodFactory(processor: processor, fingerprinter: Fingerprinter(masterKey: masterKey))
@@ -43,41 +39,34 @@ public struct SetupIntentService: Sendable {
         let newMethod = try params.paymentMethodData.map { try factory.make($0, account: caller.accountID, prefix: "payment_method_data") }
         let customer = params.customer
         let id = ObjectID.make(.setupIntent)
-        let events = self.events
-        let secrets = self.secrets
-        let publicURL = self.publicURL
-        let created = try await pool.withTransaction { connection -> SetupIntent in
-            if let customer, !(try await PostgresDatabase.repositories(on: connection).customers.isLive(customer, visibleTo: caller.visibility)) {
+        let (secrets, publicURL) = (self.secrets, self.publicURL)
+        let created = try await database.transaction { repositories -> SetupIntent in
+            if let customer, !(try await repositories.customers.isLive(customer, visibleTo: caller.visibility)) {
                 throw PurseError.noSuch("customer", customer, param: "customer")
             }
             let settings = try await SheetSettingsService.bindable(
-                params.customerSheetSettings, account: caller.accountID, in: PostgresDatabase.repositories(on: connection))
+                params.customerSheetSettings, account: caller.accountID, in: repositories
+            )
             var methodID = newMethod?.model.id
-            if let newMethod {
-                try await PostgresDatabase.repositories(on: connection).paymentMethods.insert(newMethod, account: caller.accountID, customer: nil)
-            }
+            if let newMethod { try await repositories.paymentMethods.insert(newMethod, account: caller.accountID, customer: nil) }
             if let requested = params.paymentMethod {
                 methodID = try await Self.usablePaymentMethod(
-                    requested, for: customer, caller: caller, factory: factory, on: connection
+                    requested, for: customer, caller: caller, factory: factory, in: repositories
                 ).model.id
             }
-            let inserted = try await SetupIntentStore.write(
-                """
-                INSERT INTO setup_intents (id, account_id, created, customer_id, status, usage, payment_method_types,
-                                           payment_method_id, description, metadata, return_url, sheet_settings_id)
-                VALUES (\(id), \(caller.accountID), \(Clock.now), \(customer),
-                        \(methodID == nil ? SetupIntentStatus.requiresPaymentMethod.rawValue : SetupIntentStatus.requiresConfirmation.rawValue),
-                        \((params.usage ?? .offSession).rawValue), \(PostgresTextArray(types.map(\.rawValue))), \(methodID),
-                        \(description), \(StoredJSON.encode(metadata)), \(returnURL), \(settings))
-                """,
-                on: connection
+            var intent = SetupIntent(
+                id: id, created: Clock.now, customer: customer, description: description, metadata: metadata, paymentMethod: methodID,
+                paymentMethodTypes: types.map(\.rawValue),
+                status: methodID == nil ? .requiresPaymentMethod : .requiresConfirmation, usage: (params.usage ?? .offSession).rawValue
             )
-            let intent = Self.render(inserted, secrets, publicURL)
-            try await events.record(
-                "setup_intent.created", object: try Self.eventObject(intent), account: caller.accountID, request: request,
-                on: connection
+            intent.customerSheetSettings = settings
+            let stored = StoredSetupIntent(intent: intent, accountID: caller.accountID, returnURL: returnURL)
+            try await repositories.setupIntents.insert(stored)
+            let rendered = Self.render(stored, secrets, publicURL)
+            try await repositories.events.record(
+                NewEvent("setup_intent.created", object: try Self.eventObject(rendered), account: caller.accountID, request: request)
             )
-            return intent
+            return rendered
         }
         guard params.confirm == true else { return created }
         var confirmation = SetupIntentConfirmParameters()
@@ -87,7 +76,7 @@ public struct SetupIntentService: Sendable {
     }
 
     public func retrieve(_ id: String, clientSecret: String?, by caller: Credential) async throws -> SetupIntent {
-        let stored = try await SetupIntentStore.find(id, account: caller.accountID, pool: pool)
+        let stored = try await database.autocommit { try await $0.setupIntents.find(id, account: caller.accountID, lock: false) }
         guard let stored else { throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true) }
         try checkClientSecret(clientSecret, of: id, caller: caller)
         return Self.render(stored, secrets, publicURL)
@@ -98,56 +87,46 @@ public struct SetupIntentService: Sendable {
     ) async throws -> SetupIntent {
         let factory = self.factory
         let newMethod = try params.paymentMethodData.map { try factory.make($0, account: caller.accountID, prefix: "payment_method_data") }
-        let secrets = self.secrets
-        let publicURL = self.publicURL
-        return try await pool.withTransaction { connection in
-            guard let stored = try await SetupIntentStore.find(id, account: caller.accountID, lock: true, on: connection) else {
+        let (secrets, publicURL) = (self.secrets, self.publicURL)
+        return try await database.transaction { repositories in
+            guard let stored = try await repositories.setupIntents.find(id, account: caller.accountID, lock: true) else {
                 throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
             }
-            var intent = stored.intent
             try Self.requireOpen(stored, action: "update", caller: caller, secrets: secrets, publicURL: publicURL)
+            var updated = stored
             if let customer = params.customer {
-                if let value = customer.value,
-                    !(try await PostgresDatabase.repositories(on: connection).customers.isLive(value, visibleTo: caller.visibility))
-                {
+                if let value = customer.value, !(try await repositories.customers.isLive(value, visibleTo: caller.visibility)) {
                     throw PurseError.noSuch("customer", value, param: "customer")
                 }
-                intent.customer = customer.value
+                updated.intent.customer = customer.value
             }
-            if let types = params.paymentMethodTypes { intent.paymentMethodTypes = try Self.types(types, automatic: nil).map(\.rawValue) }
+            if let types = params.paymentMethodTypes {
+                updated.intent.paymentMethodTypes = try Self.types(types, automatic: nil).map(\.rawValue)
+            }
             if let description = params.description {
-                intent.description = try TextRules.limited(description.value, to: 1000, param: "description")
+                updated.intent.description = try TextRules.limited(description.value, to: 1000, param: "description")
             }
-            intent.metadata = try MetadataRules.updated(intent.metadata, with: params.metadata)
+            updated.intent.metadata = try MetadataRules.updated(stored.intent.metadata, with: params.metadata)
             if let newMethod {
-                try await PostgresDatabase.repositories(on: connection).paymentMethods.insert(newMethod, account: caller.accountID, customer: nil)
-                intent.paymentMethod = newMethod.model.id
+                try await repositories.paymentMethods.insert(newMethod, account: caller.accountID, customer: nil)
+                updated.intent.paymentMethod = newMethod.model.id
             }
             switch params.paymentMethod {
             case nil: break
-            case .clear: intent.paymentMethod = nil
+            case .clear: updated.intent.paymentMethod = nil
             case .set(let requested):
-                intent.paymentMethod = try await Self.usablePaymentMethod(
-                    requested, for: intent.customer, caller: caller, factory: factory, on: connection
+                updated.intent.paymentMethod = try await Self.usablePaymentMethod(
+                    requested, for: updated.intent.customer, caller: caller, factory: factory, in: repositories
                 ).model.id
             }
             // A new payment method always needs a new confirmation: an authentication page for the
             // old one is spent (its token changes with the attempt).
-            let methodChanged = intent.paymentMethod != stored.intent.paymentMethod
-            if intent.status != .requiresAction || methodChanged {
-                intent.status = intent.paymentMethod == nil ? .requiresPaymentMethod : .requiresConfirmation
+            let methodChanged = updated.intent.paymentMethod != stored.intent.paymentMethod
+            if updated.intent.status != .requiresAction || methodChanged {
+                updated.intent.status = updated.intent.paymentMethod == nil ? .requiresPaymentMethod : .requiresConfirmation
             }
-            let updated = try await SetupIntentStore.write(
-                """
-                UPDATE setup_intents
-                SET customer_id = \(intent.customer), payment_method_types = \(PostgresTextArray(intent.paymentMethodTypes)),
-                    description = \(intent.description), metadata = \(StoredJSON.encode(intent.metadata)),
-                    payment_method_id = \(intent.paymentMethod), status = \(intent.status.rawValue),
-                    authentication_attempt = authentication_attempt + \(methodChanged ? 1 : 0), updated_at = now()
-                WHERE id = \(id)
-                """,
-                on: connection
-            )
+            if methodChanged { updated.attempt += 1 }
+            try await repositories.setupIntents.update(updated)
             return Self.render(updated, secrets, publicURL)
         }
     }
@@ -155,24 +134,19 @@ public struct SetupIntentService: Sendable {
     public func cancel(
         _ id: String, reason: CancellationReason?, by caller: Credential, request: RequestInfo
     ) async throws -> SetupIntent {
-        let events = self.events
         let (secrets, publicURL) = (self.secrets, self.publicURL)
-        return try await pool.withTransaction { connection in
-            guard let stored = try await SetupIntentStore.find(id, account: caller.accountID, lock: true, on: connection) else {
+        return try await database.transaction { repositories in
+            guard let stored = try await repositories.setupIntents.find(id, account: caller.accountID, lock: true) else {
                 throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
             }
             try Self.requireOpen(stored, action: "cancel", caller: caller, secrets: secrets, publicURL: publicURL)
-            let canceled = try await SetupIntentStore.write(
-                """
-                UPDATE setup_intents SET status = 'canceled', cancellation_reason = \(reason?.rawValue), updated_at = now()
-                WHERE id = \(id)
-                """,
-                on: connection
-            )
+            var canceled = stored
+            canceled.intent.status = .canceled
+            canceled.intent.cancellationReason = reason?.rawValue
+            try await repositories.setupIntents.update(canceled)
             let intent = Self.render(canceled, secrets, publicURL)
-            try await events.record(
-                "setup_intent.canceled", object: try Self.eventObject(intent), account: caller.accountID, request: request,
-                on: connection
+            try await repositories.events.record(
+                NewEvent("setup_intent.canceled", object: try Self.eventObject(intent), account: caller.accountID, request: request)
             )
             return intent
         }
@@ -180,107 +154,92 @@ public struct SetupIntentService: Sendable {
 
     public func list(_ params: SetupIntentListParameters, by caller: Credential) async throws -> Page<SetupIntent> {
         let pagination = try params.pagination()
-        var filter: PostgresQuery = "account_id = \(caller.accountID)"
-        if let customer = params.customer { filter.append(" AND customer_id = \(customer)") }
-        if let method = params.paymentMethod { filter.append(" AND payment_method_id = \(method)") }
-        if let created = params.created { filter.append(" AND \(created.condition(on: "created"))") }
-        let (condition, secrets, publicURL) = (filter, self.secrets, self.publicURL)
-        return try await pool.withConnection { connection in
-            try await SetupIntentStore.list.page(on: connection, where: condition, pagination: pagination) {
-                Self.render(try SetupIntentStore.stored($0), secrets, publicURL)
-            }
-        }
+        let query = SetupIntentQuery(
+            account: caller.accountID, customer: params.customer, paymentMethod: params.paymentMethod, created: params.created
+        )
+        let page = try await database.autocommit { try await $0.setupIntents.list(query, pagination: pagination) }
+        return Page(data: page.data.map { Self.render($0, secrets, publicURL) }, hasMore: page.hasMore)
     }
 
     // MARK: - Confirm
 
+    /// One transaction, from reading the intent to its new state and event: nothing another
+    /// request does can slip between what the confirmation checked and what it writes.
     public func confirm(
         _ id: String, _ params: SetupIntentConfirmParameters, by caller: Credential, request: RequestInfo
     ) async throws -> SetupIntent {
         try checkClientSecret(params.clientSecret, of: id, caller: caller)
         let returnURL = try ReturnURL.checked(params.returnURL)
-        let stored = try await SetupIntentStore.find(id, account: caller.accountID, pool: pool)
-        guard let stored else { throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true) }
-        try Self.requireOpen(stored, action: "confirm", caller: caller, secrets: secrets, publicURL: publicURL)
-
-        // The method to save: entered now, named by id or test token, or already on the intent.
-        let candidate: Candidate
-        if let data = params.paymentMethodData {
-            let new = try factory.make(data, account: caller.accountID, prefix: "payment_method_data")
-            candidate = Candidate(reference: new.processorReference, type: new.type, id: new.model.id, new: new)
-        } else if let requested = params.paymentMethod ?? stored.intent.paymentMethod {
-            candidate = try await pool.withConnection { [factory] connection in
-                if let token = try factory.make(token: requested, account: caller.accountID) {
-                    return Candidate(reference: token.processorReference, type: token.type, id: token.model.id, new: token)
-                }
-                let found = try await Self.usablePaymentMethod(
-                    requested, for: stored.intent.customer, caller: caller, factory: factory, on: connection
-                )
-                return Candidate(reference: found.processorReference, type: found.type, id: found.model.id, new: nil, existing: found.model)
-            }
-        } else {
-            throw PurseError(
-                .invalidRequest, code: "parameter_missing",
-                message: "You cannot confirm this SetupIntent because it's missing a payment method. Give payment_method "
-                    + "or payment_method_data.",
-                param: "payment_method"
-            )
-        }
-        guard stored.intent.paymentMethodTypes.contains(candidate.type.rawValue) else {
-            throw PurseError.invalidParameter(
-                params.paymentMethodData == nil ? "payment_method" : "payment_method_data[type]",
-                "The payment method type \(candidate.type.rawValue) is not allowed by this SetupIntent's "
-                    + "payment_method_types (\(stored.intent.paymentMethodTypes.joined(separator: ", ")))."
-            )
-        }
-        let mandate = try Self.mandate(params.mandateData, for: candidate.type, caller: caller)
-        // A client's confirmation saves under the intent's sheet settings (spec §4).
-        var checked = candidate
-        var settings: CustomerSheetSettings?
-        if caller.isClient {
-            let inForce = try await SheetSettingsService.inForce(
-                for: caller, named: stored.intent.customerSheetSettings, database: PostgresDatabase(pool: pool), cache: caches.sheetSettings
-            )
-            settings = inForce
-            try checked.enforce(inForce, inline: params.paymentMethodData != nil)
-        }
-        let decision = await processor.decide(reference: candidate.reference, type: candidate.type, at: .setup)
-        let (ready, inForce) = (checked, settings)
-
-        let events = self.events
-        let (secrets, publicURL) = (self.secrets, self.publicURL)
-        let outcome = try await pool.withTransaction { connection -> (SetupIntent, PurseError?) in
-            guard let locked = try await SetupIntentStore.find(id, account: caller.accountID, lock: true, on: connection) else {
+        let factory = self.factory
+        let processor = self.processor
+        let secrets = self.secrets
+        let publicURL = self.publicURL
+        let settingsCache = caches.sheetSettings
+        let new = try params.paymentMethodData.map { try factory.make($0, account: caller.accountID, prefix: "payment_method_data") }
+        let outcome = try await database.transaction { repositories -> (SetupIntent, PurseError?) in
+            guard let stored = try await repositories.setupIntents.find(id, account: caller.accountID, lock: true) else {
                 throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
             }
-            try Self.requireOpen(locked, action: "confirm", caller: caller, secrets: secrets, publicURL: publicURL)
-            if let new = ready.new {
-                try await PostgresDatabase.repositories(on: connection).paymentMethods.insert(new, account: caller.accountID, customer: nil)
-            }
-            if let billing = ready.updatedBillingDetails {
-                try await connection.query(
-                    """
-                    UPDATE payment_methods SET billing_details = \(StoredJSON.encode(billing))
-                    WHERE id = \(ready.id) AND account_id = \(caller.accountID)
-                    """
+            try Self.requireOpen(stored, action: "confirm", caller: caller, secrets: secrets, publicURL: publicURL)
+
+            // The method to save: entered now, named by id or test token, or already on the intent.
+            var candidate: Candidate
+            if let new {
+                candidate = Candidate(reference: new.processorReference, type: new.type, id: new.model.id, new: new)
+            } else if let requested = params.paymentMethod ?? stored.intent.paymentMethod {
+                if let token = try factory.make(token: requested, account: caller.accountID) {
+                    candidate = Candidate(reference: token.processorReference, type: token.type, id: token.model.id, new: token)
+                } else {
+                    let found = try await Self.usablePaymentMethod(
+                        requested, for: stored.intent.customer, caller: caller, factory: factory, in: repositories
+                    )
+                    candidate = Candidate(
+                        reference: found.processorReference, type: found.type, id: found.model.id, new: nil, existing: found.model
+                    )
+                }
+            } else {
+                throw PurseError(
+                    .invalidRequest, code: "parameter_missing",
+                    message: "You cannot confirm this SetupIntent because it's missing a payment method. Give payment_method "
+                        + "or payment_method_data.",
+                    param: "payment_method"
                 )
             }
-            let context = Transition(
-                id: id, accountID: caller.accountID, customer: locked.intent.customer, request: request,
-                secrets: secrets, publicURL: publicURL, events: events, settings: inForce
+            guard stored.intent.paymentMethodTypes.contains(candidate.type.rawValue) else {
+                throw PurseError.invalidParameter(
+                    params.paymentMethodData == nil ? "payment_method" : "payment_method_data[type]",
+                    "The payment method type \(candidate.type.rawValue) is not allowed by this SetupIntent's "
+                        + "payment_method_types (\(stored.intent.paymentMethodTypes.joined(separator: ", ")))."
+                )
+            }
+            let mandate = try Self.mandate(params.mandateData, for: candidate.type, caller: caller)
+            // A client's confirmation saves under the intent's sheet settings (spec §4).
+            var settings: CustomerSheetSettings?
+            if caller.isClient {
+                let inForce = try await SheetSettingsService.inForce(
+                    for: caller, named: stored.intent.customerSheetSettings, in: repositories, cache: settingsCache
+                )
+                settings = inForce
+                try candidate.enforce(inForce, inline: params.paymentMethodData != nil)
+            }
+            let decision = await processor.decide(reference: candidate.reference, type: candidate.type, at: .setup)
+            if let new = candidate.new { try await repositories.paymentMethods.insert(new, account: caller.accountID, customer: nil) }
+            if let billing = candidate.updatedBillingDetails, var existing = candidate.existing {
+                existing.billingDetails = billing
+                try await repositories.paymentMethods.update(existing, account: caller.accountID)
+            }
+            let transition = Transition(
+                stored: stored, request: request, secrets: secrets, publicURL: publicURL, settings: settings, repositories: repositories
             )
             switch decision {
             case .approved:
-                return (try await context.succeed(paymentMethod: ready.id, mandate: mandate, returnURL: returnURL, on: connection), nil)
+                return (try await transition.succeed(paymentMethod: candidate.id, mandate: mandate, returnURL: returnURL), nil)
             case .requiresAuthentication:
-                return (
-                    try await context.requireAction(paymentMethod: ready.id, mandate: mandate, returnURL: returnURL, on: connection), nil
-                )
+                return (try await transition.requireAction(paymentMethod: candidate.id, mandate: mandate, returnURL: returnURL), nil)
             case .declined, .unusable:
                 guard let refusal = decision.refusal else { throw PurseError(.invalidRequest, message: "The payment method was refused.") }
-                let intent = try await context.fail(
-                    paymentMethod: ready.id, error: refusal, type: refusal.category == .card ? "card_error" : "invalid_request_error",
-                    on: connection
+                let intent = try await transition.fail(
+                    paymentMethod: candidate.id, error: refusal, type: refusal.category == .card ? "card_error" : "invalid_request_error"
                 )
                 return (intent, refusal)
             }
@@ -297,10 +256,9 @@ public struct SetupIntentService: Sendable {
     public func completeAuthentication(
         _ id: String, token: String, succeeded: Bool, request: RequestInfo
     ) async throws -> (intent: SetupIntent, returnURL: String?) {
-        let events = self.events
         let (secrets, publicURL) = (self.secrets, self.publicURL)
-        return try await pool.withTransaction { connection in
-            guard let stored = try await SetupIntentStore.find(id, account: nil, lock: true, on: connection),
+        return try await database.transaction { repositories in
+            guard let stored = try await repositories.setupIntents.find(id, account: nil, lock: true),
                 secrets.isAuthenticationToken(token, setupIntent: id, attempt: stored.attempt)
             else { throw PurseError.noSuch("authentication page", id) }
             guard stored.intent.status == .requiresAction, let method = stored.intent.paymentMethod else {
@@ -310,21 +268,19 @@ public struct SetupIntentService: Sendable {
             let owner = Credential(kind: .publishable, accountID: stored.accountID, sourceID: "authentication-page")
             let settings =
                 stored.confirmedByClient
-                ? try await SheetSettingsService.inForce(
-                    for: owner, named: stored.intent.customerSheetSettings, in: PostgresDatabase.repositories(on: connection)) : nil
-            let context = Transition(
-                id: id, accountID: stored.accountID, customer: stored.intent.customer, request: request,
-                secrets: secrets, publicURL: publicURL, events: events, settings: settings
+                ? try await SheetSettingsService.inForce(for: owner, named: stored.intent.customerSheetSettings, in: repositories) : nil
+            let transition = Transition(
+                stored: stored, request: request, secrets: secrets, publicURL: publicURL, settings: settings, repositories: repositories
             )
             let intent: SetupIntent
             if succeeded {
-                intent = try await context.succeed(paymentMethod: method, mandate: nil, returnURL: nil, on: connection)
+                intent = try await transition.succeed(paymentMethod: method, mandate: nil, returnURL: nil)
             } else {
                 let failure = PurseError(
                     .invalidRequest, code: "setup_intent_authentication_failure",
                     message: "The latest attempt to set up the payment method has failed because authentication failed."
                 )
-                intent = try await context.fail(paymentMethod: method, error: failure, type: "invalid_request_error", on: connection)
+                intent = try await transition.fail(paymentMethod: method, error: failure, type: "invalid_request_error")
             }
             return (intent, stored.returnURL)
         }
@@ -332,17 +288,14 @@ public struct SetupIntentService: Sendable {
 
     /// What the authentication page shows: the intent and its card, when the token is right.
     public func authenticationPage(_ id: String, token: String) async throws -> (intent: SetupIntent, method: PaymentMethod?) {
-        let secrets = self.secrets
-        let publicURL = self.publicURL
-        return try await pool.withConnection { connection in
-            guard let stored = try await SetupIntentStore.find(id, account: nil, on: connection),
+        let (secrets, publicURL) = (self.secrets, self.publicURL)
+        return try await database.autocommit { repositories in
+            guard let stored = try await repositories.setupIntents.find(id, account: nil, lock: false),
                 secrets.isAuthenticationToken(token, setupIntent: id, attempt: stored.attempt)
             else { throw PurseError.noSuch("authentication page", id) }
-            let owner = Credential(kind: .secret, accountID: stored.accountID, sourceID: "authentication-page")
             var method: PaymentMethod?
             if let id = stored.intent.paymentMethod {
-                method = try await PostgresDatabase.repositories(on: connection).paymentMethods.find(id, visibleTo: owner.visibility, lock: false)?
-                    .model
+                method = try await repositories.paymentMethods.find(id, visibleTo: Visibility(account: stored.accountID), lock: false)?.model
             }
             return (Self.render(stored, secrets, publicURL), method)
         }
@@ -351,25 +304,18 @@ public struct SetupIntentService: Sendable {
     /// Cancels intents left waiting for a payment method or an authentication for a day
     /// (`cancellation_reason: abandoned`); returns how many.
     public func sweepAbandoned(olderThan seconds: Int = 86_400) async throws -> Int {
-        let events = self.events
         let (secrets, publicURL) = (self.secrets, self.publicURL)
-        return try await pool.withTransaction { connection in
-            let rows = try await connection.query(
-                """
-                UPDATE setup_intents SET status = 'canceled', cancellation_reason = 'abandoned', updated_at = now()
-                WHERE status IN ('requires_payment_method', 'requires_action')
-                  AND updated_at < now() - \(seconds) * interval '1 second'
-                RETURNING \(unsafeSQL: SetupIntentStore.columns)
-                """
-            )
-            for row in rows {
-                let stored = try SetupIntentStore.stored(row)
-                try await events.record(
-                    "setup_intent.canceled", object: try Self.eventObject(Self.render(stored, secrets, publicURL)),
-                    account: stored.accountID, request: nil, on: connection
+        return try await database.transaction { repositories in
+            let canceled = try await repositories.setupIntents.cancelAbandoned(idleSeconds: seconds)
+            for stored in canceled {
+                try await repositories.events.record(
+                    NewEvent(
+                        "setup_intent.canceled", object: try Self.eventObject(Self.render(stored, secrets, publicURL)),
+                        account: stored.accountID, request: nil
+                    )
                 )
             }
-            return rows.count
+            return canceled.count
         }
     }
 
@@ -383,17 +329,13 @@ public struct SetupIntentService: Sendable {
         if let data = params.paymentMethodData {
             type = data.type
         } else if let requested = params.paymentMethod {
-            let factory = self.factory
-            type = try await pool.withConnection { connection in
-                if let token = try factory.make(token: requested, account: caller.accountID) { return token.type }
-                let owner = Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
-                guard
-                    let found = try await PostgresDatabase.repositories(on: connection).paymentMethods.find(
-                        requested, visibleTo: owner.visibility, lock: false)
-                else {
-                    throw PurseError.noSuch("PaymentMethod", requested, param: "payment_method")
-                }
-                return found.type
+            if let token = try factory.make(token: requested, account: caller.accountID) {
+                type = token.type
+            } else {
+                let account = Visibility(account: caller.accountID)
+                let found = try await database.autocommit { try await $0.paymentMethods.find(requested, visibleTo: account, lock: false) }
+                guard let found else { throw PurseError.noSuch("PaymentMethod", requested, param: "payment_method") }
+                type = found.type
             }
         } else {
             throw PurseError(
@@ -490,15 +432,13 @@ public struct SetupIntentService: Sendable {
     /// A payment method a setup intent may use: unattached, or attached to the intent's customer;
     /// a test token becomes a new one.
     static func usablePaymentMethod(
-        _ id: String, for customer: String?, caller: Credential, factory: PaymentMethodFactory,
-        on connection: isolated PostgresConnection
+        _ id: String, for customer: String?, caller: Credential, factory: PaymentMethodFactory, in repositories: Repositories
     ) async throws -> StoredPaymentMethod {
         if let token = try factory.make(token: id, account: caller.accountID) {
-            try await PostgresDatabase.repositories(on: connection).paymentMethods.insert(token, account: caller.accountID, customer: nil)
+            try await repositories.paymentMethods.insert(token, account: caller.accountID, customer: nil)
             return StoredPaymentMethod(model: token.model, state: .unattached, processorReference: token.processorReference, type: token.type)
         }
-        let owner = Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
-        guard let found = try await PostgresDatabase.repositories(on: connection).paymentMethods.find(id, visibleTo: owner.visibility, lock: false)
+        guard let found = try await repositories.paymentMethods.find(id, visibleTo: Visibility(account: caller.accountID), lock: false)
         else {
             throw PurseError.noSuch("PaymentMethod", id, param: "payment_method")
         }
@@ -528,6 +468,9 @@ public struct SetupIntentService: Sendable {
     static func render(_ stored: StoredSetupIntent, _ secrets: DerivedSecrets, _ publicURL: PublicURL) -> SetupIntent {
         var intent = stored.intent
         intent.clientSecret = secrets.setupIntentClientSecret(intent.id)
+        if intent.paymentMethodTypes.contains("card") {
+            intent.paymentMethodOptions = ["card": ["mandate_options": .null, "network": .null, "request_three_d_secure": "automatic"]]
+        }
         if intent.status == .requiresAction {
             let token = secrets.authenticationToken(setupIntent: intent.id, attempt: stored.attempt)
             intent.nextAction = NextAction(

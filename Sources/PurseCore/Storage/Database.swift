@@ -32,15 +32,17 @@ public struct Repositories: Sendable {
     public let customers: any CustomerRepository
     public let events: any EventRepository
     public let paymentMethods: any PaymentMethodRepository
+    public let setupIntents: any SetupIntentRepository
     public let sheetSettings: any SheetSettingsRepository
 
     public init(
         customers: any CustomerRepository, events: any EventRepository, paymentMethods: any PaymentMethodRepository,
-        sheetSettings: any SheetSettingsRepository
+        setupIntents: any SetupIntentRepository, sheetSettings: any SheetSettingsRepository
     ) {
         self.customers = customers
         self.events = events
         self.paymentMethods = paymentMethods
+        self.setupIntents = setupIntents
         self.sheetSettings = sheetSettings
     }
 }

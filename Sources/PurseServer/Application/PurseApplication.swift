@@ -94,7 +94,7 @@ public struct PurseApplication {
         let ephemeralKeys = EphemeralKeyService(pool: pool, lifetime: configuration.ephemeralKeyLifetime, caches: caches)
         EphemeralKeysController(ephemeralKeys: ephemeralKeys).register(on: api)
         let setupIntents = SetupIntentService(
-            pool: pool, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
+            database: database, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
         )
         SetupIntentsController(setupIntents: setupIntents).register(on: api)
         AuthenticationPageController(setupIntents: setupIntents).register(on: api)
@@ -149,7 +149,7 @@ public struct PurseApplication {
                     pool: background, masterKey: masterKey, lifetime: configuration.customerSessionLifetime, caches: caches
                 ),
                 setupIntents: SetupIntentService(
-                    pool: background, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
+                    database: PostgresDatabase(pool: background), processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
                 ),
                 logger: logger
             ),

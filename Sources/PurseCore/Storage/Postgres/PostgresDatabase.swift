@@ -30,6 +30,7 @@ public struct PostgresDatabase: Database {
             customers: PostgresCustomerRepository(connection: connection),
             events: PostgresEventRepository(connection: connection),
             paymentMethods: PostgresPaymentMethodRepository(connection: connection),
+            setupIntents: PostgresSetupIntentRepository(connection: connection),
             sheetSettings: PostgresSheetSettingsRepository(connection: connection)
         )
     }

@@ -1,0 +1,60 @@
+public import PurseModels
+
+/// A setup intent as stored, with what rendering needs beyond the object.
+public struct StoredSetupIntent: Sendable, Equatable {
+    public var intent: SetupIntent
+    public var accountID: String
+    /// Confirmations that asked for authentication so far: each gets a page token of its own.
+    public var attempt: Int
+    public var returnURL: String?
+    /// Whether the pending confirmation came from a client credential.
+    public var confirmedByClient: Bool
+    /// The mandate a bank debit's confirmation recorded (``SetupIntent/mandate`` is its id).
+    public var mandate: JSONValue?
+
+    public init(
+        intent: SetupIntent, accountID: String, attempt: Int = 0, returnURL: String? = nil, confirmedByClient: Bool = false,
+        mandate: JSONValue? = nil
+    ) {
+        self.intent = intent
+        self.accountID = accountID
+        self.attempt = attempt
+        self.returnURL = returnURL
+        self.confirmedByClient = confirmedByClient
+        self.mandate = mandate
+    }
+}
+
+/// Which setup intents `GET /v1/setup_intents` lists.
+public struct SetupIntentQuery: Sendable {
+    public var account: String
+    public var customer: String?
+    public var paymentMethod: String?
+    public var created: RangeFilter?
+
+    public init(account: String, customer: String? = nil, paymentMethod: String? = nil, created: RangeFilter? = nil) {
+        self.account = account
+        self.customer = customer
+        self.paymentMethod = paymentMethod
+        self.created = created
+    }
+}
+
+/// Setup intents. Writes travel with the unit of work's next round trip.
+public protocol SetupIntentRepository: Sendable {
+    func insert(_ intent: StoredSetupIntent) async throws
+
+    /// An intent of `account` (of any account when nil: the authentication page knows only the
+    /// id); with `lock`, its row is locked for the rest of the transaction.
+    func find(_ id: String, account: String?, lock: Bool) async throws -> StoredSetupIntent?
+
+    /// Writes what may change of an intent: everything but its id, account and creation.
+    func update(_ intent: StoredSetupIntent) async throws
+
+    /// Intents, newest first.
+    func list(_ query: SetupIntentQuery, pagination: Pagination) async throws -> Page<StoredSetupIntent>
+
+    /// Cancels (`cancellation_reason: abandoned`) the intents left waiting for a payment method or
+    /// an authentication, unchanged for `idleSeconds`; returns them as canceled.
+    func cancelAbandoned(idleSeconds: Int) async throws -> [StoredSetupIntent]
+}

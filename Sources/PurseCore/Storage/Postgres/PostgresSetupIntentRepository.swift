@@ -1,0 +1,97 @@
+import Postgres
+import PurseModels
+
+/// ``SetupIntentRepository`` on the `setup_intents` table.
+struct PostgresSetupIntentRepository: SetupIntentRepository {
+    let connection: PostgresConnection
+
+    private static let columns = """
+        id, account_id, created, customer_id, status, usage, payment_method_types, payment_method_id, description, metadata,
+        return_url, cancellation_reason, last_setup_error, mandate, authentication_attempt, sheet_settings_id,
+        confirmed_by_client
+        """
+
+    private static let list = KeysetList(table: "setup_intents", columns: columns, noun: "setup intent")
+
+    func insert(_ stored: StoredSetupIntent) async throws {
+        let intent = stored.intent
+        try await connection.queryLater(
+            """
+            INSERT INTO setup_intents (id, account_id, created, customer_id, status, usage, payment_method_types,
+                                       payment_method_id, description, metadata, return_url, sheet_settings_id)
+            VALUES (\(intent.id), \(stored.accountID), \(intent.created), \(intent.customer), \(intent.status.rawValue),
+                    \(intent.usage), \(PostgresTextArray(intent.paymentMethodTypes)), \(intent.paymentMethod),
+                    \(intent.description), \(StoredJSON.encode(intent.metadata)), \(stored.returnURL),
+                    \(intent.customerSheetSettings))
+            """
+        )
+    }
+
+    func find(_ id: String, account: String?, lock: Bool) async throws -> StoredSetupIntent? {
+        var query: PostgresQuery = "SELECT \(unsafeSQL: Self.columns) FROM setup_intents WHERE id = \(id)"
+        if let account { query.append(" AND account_id = \(account)") }
+        if lock { query.append(" FOR UPDATE") }
+        return try await connection.query(query).first.map(Self.stored)
+    }
+
+    func update(_ stored: StoredSetupIntent) async throws {
+        let intent = stored.intent
+        try await connection.queryLater(
+            """
+            UPDATE setup_intents
+            SET customer_id = \(intent.customer), status = \(intent.status.rawValue),
+                payment_method_types = \(PostgresTextArray(intent.paymentMethodTypes)), payment_method_id = \(intent.paymentMethod),
+                description = \(intent.description), metadata = \(StoredJSON.encode(intent.metadata)),
+                return_url = \(stored.returnURL), cancellation_reason = \(intent.cancellationReason),
+                last_setup_error = \(StoredJSON.encodeIfPresent(intent.lastSetupError)),
+                mandate = \(stored.mandate.map { PostgresJSON(JSONWriter.string($0)) }),
+                authentication_attempt = \(Int32(clamping: stored.attempt)), confirmed_by_client = \(stored.confirmedByClient),
+                updated_at = now()
+            WHERE id = \(intent.id) AND account_id = \(stored.accountID)
+            """
+        )
+    }
+
+    func list(_ query: SetupIntentQuery, pagination: Pagination) async throws -> Page<StoredSetupIntent> {
+        var filter: PostgresQuery = "account_id = \(query.account)"
+        if let customer = query.customer { filter.append(" AND customer_id = \(customer)") }
+        if let method = query.paymentMethod { filter.append(" AND payment_method_id = \(method)") }
+        if let created = query.created { filter.append(" AND \(created.condition(on: "created"))") }
+        return try await Self.list.page(on: connection, where: filter, pagination: pagination, decode: Self.stored)
+    }
+
+    func cancelAbandoned(idleSeconds: Int) async throws -> [StoredSetupIntent] {
+        try await connection.query(
+            """
+            UPDATE setup_intents SET status = 'canceled', cancellation_reason = 'abandoned', updated_at = now()
+            WHERE status IN ('requires_payment_method', 'requires_action')
+              AND updated_at < now() - \(idleSeconds) * interval '1 second'
+            RETURNING \(unsafeSQL: Self.columns)
+            """
+        ).map(Self.stored)
+    }
+
+    private static func stored(_ row: PostgresRow) throws -> StoredSetupIntent {
+        let statusText: String = try row["status"]
+        guard let status = SetupIntentStatus(rawValue: statusText) else {
+            throw PGError(.decoding, message: "A setup intent's row holds an unknown status")
+        }
+        var intent = SetupIntent(
+            id: try row["id"], created: try row["created"], customer: try row["customer_id"],
+            description: try row["description"],
+            metadata: try StoredJSON.decode(Metadata.self, from: try row["metadata"]),
+            paymentMethod: try row["payment_method_id"],
+            paymentMethodTypes: try row["payment_method_types", as: PostgresTextArray.self].elements,
+            status: status, usage: try row["usage"]
+        )
+        intent.cancellationReason = try row["cancellation_reason"]
+        intent.customerSheetSettings = try row["sheet_settings_id"]
+        intent.lastSetupError = try StoredJSON.decodeIfPresent(SetupError.self, from: try row["last_setup_error"])
+        let mandate = try (row["mandate", as: PostgresJSON?.self]).map { try JSONReader.parse($0.text) }
+        intent.mandate = mandate?["id"]?.stringValue
+        return StoredSetupIntent(
+            intent: intent, accountID: try row["account_id"], attempt: Int(try row["authentication_attempt", as: Int32.self]),
+            returnURL: try row["return_url"], confirmedByClient: try row["confirmed_by_client"], mandate: mandate
+        )
+    }
+}

@@ -223,7 +223,10 @@ let package = Package(
         // Runs the built `purse` executable as users do.
         .testTarget(
             name: "PurseCommandTests",
-            dependencies: ["purse", "Postgres", "TestSupport"],
+            dependencies: [
+                "purse", "Postgres", "PurseServer", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strictSettings
         ),
         // The client library against a live server, and the examples run as users run them.

@@ -21,7 +21,7 @@ struct AccountsCommand: AsyncParsableCommand {
         @Flag(help: "Print one JSON object {account, secret_key, publishable_key} and nothing else.") var json = false
 
         func run() async throws {
-            let created = try await DatabaseSession.run(database) { session in
+            let created = try await DatabaseSession.run(PurseConfiguration.readStorage(database)) { session in
                 try await AccountService(pool: session.pool).createAccount(name: name)
             }
             if json {
@@ -49,7 +49,7 @@ struct AccountsCommand: AsyncParsableCommand {
         @Flag(help: "Print a JSON array.") var json = false
 
         func run() async throws {
-            let accounts = try await DatabaseSession.run(database) { session in
+            let accounts = try await DatabaseSession.run(PurseConfiguration.readStorage(database)) { session in
                 try await AccountService(pool: session.pool).listAccounts()
             }
             if json {

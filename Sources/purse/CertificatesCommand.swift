@@ -49,7 +49,7 @@ struct CertificatesCommand: ParsableCommand {
                 }
                 if !parsed.contains(host) { parsed.append(host) }
             }
-            let tls = DataDirectory.resolve(dataDirectory).appendingPathComponent("tls")
+            let tls = PurseConfiguration.readDataDirectory(dataDirectory).appendingPathComponent("tls")
             let folder = output.map { URL(fileURLWithPath: $0).standardizedFileURL } ?? tls
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 

@@ -10,11 +10,11 @@ struct DatabaseSession {
     let pool: PostgresClient
 
     static func run<Result: Sendable>(
-        _ options: DatabaseOptions,
+        _ storage: PurseConfiguration.Storage,
         _ body: (DatabaseSession) async throws -> Result
     ) async throws -> Result {
         let logger = Logger(label: "purse")
-        let workspace = try await Workspace.open(options, logger: logger)
+        let workspace = try await Workspace.open(storage, logger: logger)
         defer { workspace.close(logger: logger) }
         let pool = PostgresClient(configuration: workspace.database, options: .init(maxConnections: 2))
         do {

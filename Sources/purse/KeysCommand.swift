@@ -24,7 +24,7 @@ struct KeysCommand: AsyncParsableCommand {
         @Flag(help: "Print one JSON object {id, kind, key}.") var json = false
 
         func run() async throws {
-            let created = try await DatabaseSession.run(database) { session in
+            let created = try await DatabaseSession.run(PurseConfiguration.readStorage(database)) { session in
                 try await AccountService(pool: session.pool).createKey(
                     account: account, kind: kind == .secret ? .secret : .publishable
                 )
@@ -46,7 +46,7 @@ struct KeysCommand: AsyncParsableCommand {
         @Flag(help: "Print a JSON array.") var json = false
 
         func run() async throws {
-            let keys = try await DatabaseSession.run(database) { session in
+            let keys = try await DatabaseSession.run(PurseConfiguration.readStorage(database)) { session in
                 try await AccountService(pool: session.pool).listKeys(account: account)
             }
             if json {
@@ -69,7 +69,7 @@ struct KeysCommand: AsyncParsableCommand {
         @Argument(help: "The key's id (key_...).") var id: String
 
         func run() async throws {
-            let key = try await DatabaseSession.run(database) { session in
+            let key = try await DatabaseSession.run(PurseConfiguration.readStorage(database)) { session in
                 try await AccountService(pool: session.pool).revokeKey(id: id)
             }
             print("Revoked \(key.kind.rawValue) key \(key.id) (…\(key.last4)).")

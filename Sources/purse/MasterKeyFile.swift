@@ -5,14 +5,15 @@ import PurseCore
 /// Finds the master key: `PURSE_MASTER_KEY`, else the key file, which the first subcommand to
 /// need it creates (mode 0600) so every later one run from the same place agrees.
 enum MasterKeyFile {
-    static func load(file: URL, logger: Logger) throws -> MasterKey {
-        if let text = Environment.value("PURSE_MASTER_KEY") {
+    static func load(_ storage: PurseConfiguration.Storage, logger: Logger) throws -> MasterKey {
+        if let text = storage.masterKey {
             do {
                 return try MasterKey(text: text)
             } catch {
                 throw CommandError("PURSE_MASTER_KEY is not usable. \(error)")
             }
         }
+        let file = storage.masterKeyFile
         if let existing = try? String(contentsOf: file, encoding: .utf8) {
             do {
                 logger.notice("Using the master key in \(file.path); production should set PURSE_MASTER_KEY")
@@ -26,7 +27,7 @@ enum MasterKeyFile {
             at: file.deletingLastPathComponent(), withIntermediateDirectories: true
         )
         // If another process created the file a moment ago, use its key instead.
-        guard try PrivateFile.create(key.hexText + "\n", at: file) else { return try load(file: file, logger: logger) }
+        guard try PrivateFile.create(key.hexText + "\n", at: file) else { return try load(storage, logger: logger) }
         logger.warning(
             "Created a new master key in \(file.path) (mode 0600). Production should set PURSE_MASTER_KEY explicitly and keep it safe: it protects every stored secret."
         )

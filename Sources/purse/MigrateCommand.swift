@@ -14,7 +14,7 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = Logger(label: "purse")
-        let workspace = try await Workspace.open(database, logger: logger)
+        let workspace = try await Workspace.open(PurseConfiguration.readStorage(database), logger: logger)
         defer { workspace.close(logger: logger) }
         let client = PostgresClient(configuration: workspace.database, options: .init(maxConnections: 1))
         do {

@@ -18,10 +18,10 @@ struct Workspace {
     /// The database the local default keeps Purse's data in.
     static let localDatabaseName = "purse"
 
-    static func open(_ options: DatabaseOptions, logger: Logger) async throws -> Workspace {
-        let dataDirectory = options.resolvedDataDirectory
-        let masterKey = try MasterKeyFile.load(file: options.resolvedMasterKeyFile, logger: logger)
-        if let url = options.resolvedDatabaseURL {
+    static func open(_ storage: PurseConfiguration.Storage, logger: Logger) async throws -> Workspace {
+        let dataDirectory = storage.dataDirectory
+        let masterKey = try MasterKeyFile.load(storage, logger: logger)
+        if let url = storage.databaseURL {
             return Workspace(
                 dataDirectory: dataDirectory, masterKey: masterKey,
                 database: try PostgresConfiguration(url: url), localCluster: nil, startedLocalCluster: false

@@ -25,6 +25,9 @@ struct MetricsTests {
             let healthz = ["method": "GET", "route": "/healthz"]
             #expect(metrics.value(HTTPMetrics.requestDuration + "_count", healthz) == 1)
             #expect(try #require(metrics.value(HTTPMetrics.requestDuration + "_sum", healthz)) > 0)
+            let bounds = metrics.samples.filter { $0.name == HTTPMetrics.requestDuration + "_bucket" && $0.labels["route"] == "/healthz" }
+                .compactMap { $0.labels["le"] == "+Inf" ? .infinity : $0.labels["le"].flatMap(Double.init) }
+            #expect(bounds == [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, .infinity])
 
             // The pool, read at the scrape (LiveServer's pool has 4 connections).
             #expect(metrics.types["purse_db_pool_connections"] == "gauge")
@@ -153,69 +156,12 @@ struct MetricsTests {
     }
 }
 
-@Suite("Metrics: the Prometheus registry")
-struct PrometheusRegistryTests {
-    @Test func histogramsAreCumulativeWithInfSumAndCount() throws {
-        let registry = PrometheusRegistry()
-        registry.describe("latency_seconds", help: "Latency.", buckets: [0.1, 1, 0.5])
-        let recorder = registry.makeRecorder(label: "latency_seconds", dimensions: [("route", "/a")], aggregate: true)
-        for value in [0.05, 0.1, 0.3, 0.7, 3.0] { recorder.record(value) }
-        let timer = registry.makeTimer(label: "wait_seconds", dimensions: [])
-        timer.recordNanoseconds(200_000)  // 0.2 ms
-        timer.recordNanoseconds(30_000_000_000)  // 30 s: only +Inf
-
-        let metrics = try Exposition.parse(Self.render(registry))
-        #expect(metrics.helps["latency_seconds"] == "Latency.")
-        #expect(metrics.types["latency_seconds"] == "histogram")
-        let buckets = metrics.samples.filter { $0.name == "latency_seconds_bucket" }.map { ($0.labels["le"] ?? "", $0.value) }
-        #expect(buckets.map(\.0) == ["0.1", "0.5", "1", "+Inf"])
-        #expect(buckets.map(\.1) == [2, 3, 4, 5], "an observation equal to a bound falls in that bucket")
-        #expect(metrics.value("latency_seconds_count", ["route": "/a"]) == 5)
-        #expect(abs(try #require(metrics.value("latency_seconds_sum", ["route": "/a"])) - 4.15) < 1e-9)
-
-        #expect(metrics.value("wait_seconds_bucket", ["le": "0.0005"]) == 1)
-        #expect(metrics.value("wait_seconds_bucket", ["le": "10"]) == 1)
-        #expect(metrics.value("wait_seconds_bucket", ["le": "+Inf"]) == 2)
-        #expect(abs(try #require(metrics.value("wait_seconds_sum")) - 30.0002) < 1e-9)
-    }
-
-    @Test func countersGaugesAndLabelValuesRender() throws {
-        let registry = PrometheusRegistry()
-        let counter = registry.makeCounter(label: "jobs_total", dimensions: [("queue", "a \"b\"\\c\nd")])
-        counter.increment(by: 3)
-        registry.makeCounter(label: "jobs_total", dimensions: [("queue", "a \"b\"\\c\nd")]).increment(by: 2)
-        let gauge = registry.makeMeter(label: "in.flight", dimensions: [])
-        gauge.increment(by: 5)
-        gauge.decrement(by: 2)
-        // Same name, other kind: kept out rather than breaking the family.
-        registry.makeRecorder(label: "jobs_total", dimensions: [("queue", "x")], aggregate: false).record(Int64(9))
-
-        let text = Self.render(registry)
-        #expect(text.contains(#"jobs_total{queue="a \"b\"\\c\nd"} 5"#))
-        let metrics = try Exposition.parse(text)
-        #expect(metrics.types["jobs_total"] == "counter")
-        #expect(metrics.samples.filter { $0.name == "jobs_total" }.count == 1)
-        #expect(metrics.value("in_flight") == 3, "names are reduced to Prometheus' characters")
-
-        registry.destroyCounter(counter)
-        #expect(!Self.render(registry).contains("jobs_total"))
-    }
-
-    @Test(arguments: [(0.0, "0"), (1, "1"), (2.5, "2.5"), (0.0005, "0.0005"), (.infinity, "+Inf"), (-.infinity, "-Inf"), (.nan, "NaN")])
-    func valuesAreFormattedForPrometheus(value: Double, text: String) {
-        #expect(PrometheusText.format(value) == text)
-    }
-
+@Suite("Metrics: the process")
+struct ProcessMetricsTests {
     @Test func procStatFieldsSurviveACommandNameWithSpacesAndParentheses() throws {
         let fields = try #require(ProcessMetrics.statFields("123 (we ird) (name)) S 1 2 3"))
         #expect(fields.first == "S")
         #expect(fields.count == 4)
-    }
-
-    private static func render(_ registry: PrometheusRegistry) -> String {
-        var text = PrometheusText()
-        registry.render(into: &text)
-        return text.output
     }
 }
 

@@ -1,4 +1,5 @@
 import Logging
+import Prometheus
 import PurseCore
 import Testing
 
@@ -107,13 +108,11 @@ struct ParameterPolicyTests {
     }
 
     @Test func ignoredNamesAreBoundedInNumber() {
-        let registry = PrometheusRegistry()
+        let registry = PrometheusCollectorRegistry()
         let ignored = IgnoredParameters(registry: registry)
         let names = (0..<(IgnoredParameters.maximumNames + 50)).map { "p\($0)" }
         ignored.record(names, logger: .init(label: "test"))
-        var text = PrometheusText()
-        registry.render(into: &text)
-        let series = text.output.split(separator: "\n").filter { $0.hasPrefix(IgnoredParameters.total + "{") }
+        let series = registry.emitToString().split(separator: "\n").filter { $0.hasPrefix(IgnoredParameters.total + "{") }
         #expect(series.count == IgnoredParameters.maximumNames + 1)
         #expect(series.contains { $0.contains(#"parameter="other"} 50"#) })
     }

@@ -4,6 +4,7 @@ import HummingbirdTLS
 public import Logging
 package import NIOSSL
 public import Postgres
+import Prometheus
 public import PurseCore
 import ServiceLifecycle
 
@@ -16,9 +17,6 @@ public struct PurseApplication {
     }
 
     public let routes: [RouteDescription]
-    /// Where this application's metrics are kept (served at `GET /metrics`). Each application
-    /// has its own; none is installed as swift-metrics' global factory.
-    public let metrics: PrometheusRegistry
     private let configuration: ServerConfiguration
     private let router: Router<PurseRequestContext>
     private let httpMetrics: HTTPMetrics
@@ -63,7 +61,10 @@ public struct PurseApplication {
         )
         let customers = CustomerService(database: database, pool: pool, paymentMethods: paymentMethods, caches: caches)
         let idempotency = IdempotencyStore(pool: pool, masterKey: masterKey)
-        let metrics = PrometheusRegistry()
+        // This application's metrics, served at `GET /metrics`. Each application has its own, so
+        // servers sharing a process (the tests) never mix their figures; none is installed as
+        // swift-metrics' global factory.
+        let metrics = PrometheusCollectorRegistry()
         let authenticator = Authenticator(pool: pool, caches: caches)
         let api = APIRouter(
             router: router,
@@ -132,7 +133,6 @@ public struct PurseApplication {
         )
 
         self.routes = api.routes.map { RouteDescription(method: $0.method.rawValue, path: $0.path) }
-        self.metrics = metrics
         self.httpMetrics = HTTPMetrics(routes: api.routes.map { ($0.method, $0.path) }, registry: metrics)
         self.configuration = configuration
         self.router = router

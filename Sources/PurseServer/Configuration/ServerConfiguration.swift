@@ -1,38 +1,9 @@
 public import Logging
 public import PurseCore
 
-/// How `purse serve` runs, parsed once from flags and the environment.
-///
-/// Every key, with its flag, environment variable and default (a flag wins over the variable):
-///
-/// | flag | environment | default | meaning |
-/// |---|---|---|---|
-/// | `--database-url` | `DATABASE_URL` | none: the local default cluster | PostgreSQL to use |
-/// | `--data-dir` | `PURSE_DATA_DIR` | `.purse` in the current folder | master key, local cluster, dev keys |
-/// | `--host` | `PURSE_HOST` | `127.0.0.1` | address to listen on |
-/// | `--port` | `PURSE_PORT` | `4242` | port to listen on (0 picks a free one) |
-/// | `--public-url` | `PURSE_PUBLIC_URL` | `http://<host>:<port>` | absolute base of URLs Purse hands out (3DS pages) |
-/// | `--pool-size` | `PURSE_POOL_SIZE` | `8` | most database connections |
-/// | `--pool-timeout` | `PURSE_POOL_TIMEOUT` | `5` | seconds to wait for a free connection before 503 |
-/// | `--log-level` | `PURSE_LOG_LEVEL` | `info` | trace, debug, info, notice, warning, error, critical |
-/// | `--skip-migrations` | `PURSE_SKIP_MIGRATIONS=1` | off | do not migrate on start (refuse to start if behind) |
-/// | `--master-key-file` | `PURSE_MASTER_KEY_FILE` | `<data-dir>/master.key` | where the master key is kept |
-/// | — | `PURSE_MASTER_KEY` | none | the master key itself (64 hex characters); wins over the file |
-/// | `--max-body-size` | `PURSE_MAX_BODY_SIZE` | `1048576` | largest request body in bytes (413 above) |
-/// | `--read-timeout` | `PURSE_READ_TIMEOUT` | `30` | seconds a client has to send a request's headers, then its body (408); an idle connection closes after it |
-/// | `--rate-limit` | `PURSE_RATE_LIMIT` | `0` (off) | requests per second each key may make (429 `rate_limit` with `Retry-After` above) |
-/// | `--rate-limit-burst` | `PURSE_RATE_LIMIT_BURST` | twice the rate | requests a key may make at once after a quiet spell |
-/// | `--trusted-proxies` | `PURSE_TRUSTED_PROXIES` | none | addresses or CIDRs of proxies whose `X-Forwarded-For` names the client (for per-client limits) |
-/// | `--ephemeral-key-lifetime` | `PURSE_EPHEMERAL_KEY_LIFETIME` | `3600` | seconds an ephemeral key lives |
-/// | `--customer-session-lifetime` | `PURSE_CUSTOMER_SESSION_LIFETIME` | `1800` | seconds a customer session lives |
-/// | `--webhook-require-https` | `PURSE_WEBHOOK_REQUIRE_HTTPS=1` | off | only https endpoints on public hosts: names and every address they resolve to, checked at registration and before every delivery |
-/// | `--webhook-allowed-hosts` | `PURSE_WEBHOOK_ALLOWED_HOSTS` | none | with `--webhook-require-https`: host names and address blocks (comma-separated, e.g. `localhost,hooks.internal,10.0.0.0/8`) exempt from the public-host rules (not from https) |
-/// | `--webhook-retry-schedule` | `PURSE_WEBHOOK_RETRY_SCHEDULE` | `5,30,120,600,3600,10800` | seconds before each retry; the last repeats |
-/// | `--webhook-give-up-after` | `PURSE_WEBHOOK_GIVE_UP_AFTER` | `259200` | seconds after the event when retries stop (3 days) |
-/// | `--webhook-timeout` | `PURSE_WEBHOOK_TIMEOUT` | `10` | seconds one delivery attempt may take |
-/// | `--tls-certificate` | `PURSE_TLS_CERTIFICATE` | none | PEM certificate chain: with `--tls-key`, serve https |
-/// | `--tls-key` | `PURSE_TLS_KEY` | none | PEM private key of that certificate |
-/// | `--loopback-http-port` | `PURSE_LOOPBACK_HTTP_PORT` | none | with TLS, also serve plain http on 127.0.0.1 at this port (0: any free one) |
+/// How the HTTP API serves: the server's part of `purse`'s configuration, which the executable
+/// reads once, from flags, the environment and defaults (`PurseConfiguration`; every key is in
+/// README.md's configuration table). Tests make one directly.
 public struct ServerConfiguration: Sendable, CustomStringConvertible {
     public var host: String
     public var port: Int

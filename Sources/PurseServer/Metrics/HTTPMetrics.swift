@@ -1,5 +1,6 @@
 import Hummingbird
 import Metrics
+import Prometheus
 import Synchronization
 
 /// Every request counted (`purse_http_requests_total{method,route,status}`) and timed
@@ -17,18 +18,28 @@ final class HTTPMetrics: Sendable {
     /// it does not serve).
     static let unmatchedRoute = "unmatched"
 
+    static var requestsDescriptor: MetricNameDescriptor {
+        MetricNameDescriptor(requestsTotal, help: "HTTP requests answered, by method, route template and status.")
+    }
+    static var durationDescriptor: MetricNameDescriptor {
+        MetricNameDescriptor(
+            requestDuration, help: "Time from receiving a request to handing back its response, by method and route template."
+        )
+    }
+    /// From half a millisecond (a request that touches the database takes about one here) to ten
+    /// seconds.
+    static let durationBuckets: [Duration] = [
+        .microseconds(500), .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+        .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500),
+        .seconds(5), .seconds(10),
+    ]
+
     /// Route template (as Hummingbird reports the matched endpoint) → the route's methods.
     private let routes: [String: [RouteSeries]]
     private let unmatched: Mutex<[String: RouteSeries]>
-    private let registry: PrometheusRegistry
+    private let registry: PrometheusCollectorRegistry
 
-    init(routes: [(method: HTTPRequest.Method, path: String)], registry: PrometheusRegistry) {
-        registry.describe(Self.requestsTotal, help: "HTTP requests answered, by method, route template and status.")
-        registry.describe(
-            Self.requestDuration,
-            help: "Time from receiving a request to handing back its response, by method and route template.",
-            buckets: PrometheusRegistry.defaultDurationBuckets
-        )
+    init(routes: [(method: HTTPRequest.Method, path: String)], registry: PrometheusCollectorRegistry) {
         var table: [String: [RouteSeries]] = [:]
         for route in routes {
             let template = RouterPath(route.path).description
@@ -68,18 +79,23 @@ final class HTTPMetrics: Sendable {
 final class RouteSeries: Sendable {
     let method: String
     private let route: String
-    private let duration: Timer
+    private let duration: Metrics.Timer
     /// Status 200's counter, made up front for a real route: the common case takes no lock.
-    private let ok: Counter?
-    private let others: Mutex<[Int: Counter]>
-    private let registry: PrometheusRegistry
+    private let ok: Metrics.Counter?
+    private let others: Mutex<[Int: Metrics.Counter]>
+    private let registry: PrometheusCollectorRegistry
 
-    init(method: String, route: String, answersOK: Bool, registry: PrometheusRegistry) {
+    init(method: String, route: String, answersOK: Bool, registry: PrometheusCollectorRegistry) {
         self.method = method
         self.route = route
         self.registry = registry
-        duration = Timer(
-            label: HTTPMetrics.requestDuration, dimensions: [("method", method), ("route", route)], factory: registry
+        let dimensions = [("method", method), ("route", route)]
+        duration = Metrics.Timer(
+            label: HTTPMetrics.requestDuration, dimensions: dimensions,
+            handler: registry.makeDurationHistogram(
+                descriptor: HTTPMetrics.durationDescriptor, labels: dimensions, buckets: HTTPMetrics.durationBuckets
+            ),
+            factory: PrometheusMetricsFactory(registry: registry)
         )
         ok = answersOK ? Self.counter(method: method, route: route, status: 200, registry: registry) : nil
         others = Mutex([:])
@@ -90,7 +106,7 @@ final class RouteSeries: Sendable {
         self.duration.record(duration: duration)
     }
 
-    private func counter(_ status: Int) -> Counter {
+    private func counter(_ status: Int) -> Metrics.Counter {
         if status == 200, let ok { return ok }
         return others.withLock { others in
             if let counter = others[status] { return counter }
@@ -100,10 +116,12 @@ final class RouteSeries: Sendable {
         }
     }
 
-    private static func counter(method: String, route: String, status: Int, registry: PrometheusRegistry) -> Counter {
-        Counter(
-            label: HTTPMetrics.requestsTotal, dimensions: [("method", method), ("route", route), ("status", String(status))],
-            factory: registry
+    private static func counter(method: String, route: String, status: Int, registry: PrometheusCollectorRegistry) -> Metrics.Counter {
+        let dimensions = [("method", method), ("route", route), ("status", String(status))]
+        return Metrics.Counter(
+            label: HTTPMetrics.requestsTotal, dimensions: dimensions,
+            handler: registry.makeCounter(descriptor: HTTPMetrics.requestsDescriptor, labels: dimensions),
+            factory: PrometheusMetricsFactory(registry: registry)
         )
     }
 }

@@ -1,5 +1,6 @@
 import Logging
 import Metrics
+import Prometheus
 import Synchronization
 
 /// The parameters the ``ParameterPolicy`` let through unread, counted by name
@@ -14,14 +15,17 @@ final class IgnoredParameters: Sendable {
     static let maximumNames = 200
     static let overflowName = "other"
 
-    private let registry: PrometheusRegistry
-    private let counters: Mutex<[String: Counter]>
-
-    init(registry: PrometheusRegistry) {
-        registry.describe(
-            Self.total,
+    static var descriptor: MetricNameDescriptor {
+        MetricNameDescriptor(
+            total,
             help: "Parameters accepted and ignored under the parameter policy (what Stripe's client SDKs send that Purse does not act on), by name."
         )
+    }
+
+    private let registry: PrometheusCollectorRegistry
+    private let counters: Mutex<[String: Metrics.Counter]>
+
+    init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
         self.counters = Mutex([:])
     }
@@ -34,12 +38,17 @@ final class IgnoredParameters: Sendable {
         }
     }
 
-    private func counter(for name: String) -> (Counter, isNew: Bool) {
+    private func counter(for name: String) -> (Metrics.Counter, isNew: Bool) {
         counters.withLock { counters in
             if let counter = counters[name] { return (counter, false) }
             if counters.count >= Self.maximumNames, let overflow = counters[Self.overflowName] { return (overflow, false) }
             let label = counters.count >= Self.maximumNames ? Self.overflowName : name
-            let counter = Counter(label: Self.total, dimensions: [("parameter", label)], factory: registry)
+            let dimensions = [("parameter", label)]
+            let counter = Metrics.Counter(
+                label: Self.total, dimensions: dimensions,
+                handler: registry.makeCounter(descriptor: Self.descriptor, labels: dimensions),
+                factory: PrometheusMetricsFactory(registry: registry)
+            )
             counters[label] = counter
             return (counter, true)
         }

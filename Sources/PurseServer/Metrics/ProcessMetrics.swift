@@ -1,3 +1,5 @@
+import Prometheus
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -18,19 +20,19 @@ enum ProcessMetrics {
         var openFileDescriptors: Int?
     }
 
-    static func write(into text: inout PrometheusText) {
+    static func record(into registry: PrometheusCollectorRegistry) {
         guard let snapshot = snapshot() else { return }
-        text.family("process_cpu_seconds_total", .counter, help: "CPU time used by the process (user and system), in seconds.")
-        text.sample("process_cpu_seconds_total", snapshot.cpuSeconds)
-        text.family("process_resident_memory_bytes", .gauge, help: "Resident memory of the process, in bytes.")
-        text.sample("process_resident_memory_bytes", snapshot.residentBytes)
-        text.family("process_virtual_memory_bytes", .gauge, help: "Virtual memory of the process, in bytes.")
-        text.sample("process_virtual_memory_bytes", snapshot.virtualBytes)
-        text.family("process_start_time_seconds", .gauge, help: "When the process started, in seconds since the Unix epoch.")
-        text.sample("process_start_time_seconds", snapshot.startTime)
+        registry.makeCounter(descriptor: .init("process_cpu_seconds_total", help: "CPU time used by the process (user and system), in seconds."))
+            .increment(by: snapshot.cpuSeconds)
+        registry.makeGauge(descriptor: .init("process_resident_memory_bytes", help: "Resident memory of the process, in bytes."))
+            .set(Int64(snapshot.residentBytes))
+        registry.makeGauge(descriptor: .init("process_virtual_memory_bytes", help: "Virtual memory of the process, in bytes."))
+            .set(Int64(snapshot.virtualBytes))
+        registry.makeGauge(
+            descriptor: .init("process_start_time_seconds", help: "When the process started, in seconds since the Unix epoch.")
+        ).set(snapshot.startTime)
         if let open = snapshot.openFileDescriptors {
-            text.family("process_open_fds", .gauge, help: "File descriptors the process has open.")
-            text.sample("process_open_fds", open)
+            registry.makeGauge(descriptor: .init("process_open_fds", help: "File descriptors the process has open.")).set(Int64(open))
         }
     }
 

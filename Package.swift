@@ -50,6 +50,7 @@ let package = Package(
         .target(
             name: "Postgres",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "CLibPQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -82,6 +83,7 @@ let package = Package(
         .target(
             name: "PurseCore",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "Postgres",
                 "PurseModels",
                 "PurseSQL",
@@ -93,6 +95,7 @@ let package = Package(
         .target(
             name: "PurseServer",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "PurseCore",
                 "PurseModels",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -182,6 +185,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "Postgres",
                 "LocalPostgres",
                 "PurseCore",
@@ -202,7 +206,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresTests",
-            dependencies: ["Postgres", "LocalPostgres", "TestSupport"],
+            dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), "Postgres", "LocalPostgres", "TestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,8 +1,8 @@
 public import Logging
+import NIOConcurrencyHelpers
 public import NIOCore
 public import NIOPosix
 public import ServiceLifecycle
-import Synchronization
 
 /// A bounded pool of connections, and the way to run work on one of them.
 ///
@@ -41,7 +41,7 @@ public final class PostgresClient: Sendable, Service {
     public let configuration: PostgresConfiguration
     public let options: Options
     private let timerLoop: any EventLoop
-    private let state: Mutex<PoolState>
+    private let state: NIOLockedValueBox<PoolState>
     private let logger: Logger
 
     public init(
@@ -53,7 +53,7 @@ public final class PostgresClient: Sendable, Service {
         self.configuration = configuration
         self.options = options
         self.timerLoop = eventLoopGroup.next()
-        self.state = Mutex(PoolState(maxConnections: options.maxConnections))
+        self.state = NIOLockedValueBox(PoolState(maxConnections: options.maxConnections))
         self.logger = logger
     }
 
@@ -126,7 +126,7 @@ public final class PostgresClient: Sendable, Service {
     }
 
     public var statistics: Statistics {
-        state.withLock { state in
+        state.withLockedValue { state in
             Statistics(
                 open: state.openCount,
                 idle: state.idle.count,
@@ -147,7 +147,7 @@ public final class PostgresClient: Sendable, Service {
     /// Closes the pool: waiting callers fail, idle connections close at once, leased ones when
     /// they come back; returns when all are closed.
     public func close() async {
-        let (idle, waiters) = state.withLock { state in
+        let (idle, waiters) = state.withLockedValue { state in
             state.isClosed = true
             state.timeoutSweep?.cancel()
             state.timeoutSweep = nil
@@ -163,7 +163,7 @@ public final class PostgresClient: Sendable, Service {
             waiter.continuation.resume(throwing: PGError(.poolClosed, message: "The connection pool is closed"))
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLock { state in
+            let done = state.withLockedValue { state in
                 if state.openCount == 0 { return true }
                 state.drained.append(continuation)
                 return false
@@ -181,7 +181,7 @@ public final class PostgresClient: Sendable, Service {
     }
 
     private func lease() async throws -> PostgresConnection {
-        let decision = state.withLock { state -> LeaseDecision in
+        let decision = state.withLockedValue { state -> LeaseDecision in
             if state.isClosed { return .closed }
             if let connection = state.idle.popLast() { return .use(connection) }
             if state.openCount < state.maxConnections {
@@ -218,7 +218,7 @@ public final class PostgresClient: Sendable, Service {
     /// Adds an ended wait to the statistics (only callers that waited pay for this).
     private func recordWait(since started: ContinuousClock.Instant, timedOut: Bool) {
         let waited = ContinuousClock.now - started
-        state.withLock { state in
+        state.withLockedValue { state in
             state.totalWaitTime += waited
             if timedOut { state.timeouts += 1 }
         }
@@ -253,13 +253,13 @@ public final class PostgresClient: Sendable, Service {
     }
 
     private func waitForGrant() async throws -> Grant {
-        let id = state.withLock { state in
+        let id = state.withLockedValue { state in
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Grant, any Error>) in
-                let refusal = state.withLock { state -> (any Error)? in
+                let refusal = state.withLockedValue { state -> (any Error)? in
                     if state.isClosed { return PGError(.poolClosed, message: "The connection pool is closed") }
                     // Cancelled before it was queued, the cancellation handler found no waiter
                     // to fail; a cancellation after this check finds it queued.
@@ -285,7 +285,7 @@ public final class PostgresClient: Sendable, Service {
 
     private func failExpiredWaiters() {
         let now = NIODeadline.now()
-        let expired = state.withLock { state -> [Waiter] in
+        let expired = state.withLockedValue { state -> [Waiter] in
             state.timeoutSweep = nil
             // Waiters queue in arrival order with one timeout, so their deadlines ascend.
             let count = state.waiters.prefix { $0.deadline <= now }.count
@@ -300,7 +300,7 @@ public final class PostgresClient: Sendable, Service {
 
     /// Resumes waiter `id` with an error, if it is still waiting.
     private func failWaiter(_ id: Int, with error: any Error) {
-        let waiter = state.withLock { state -> Waiter? in
+        let waiter = state.withLockedValue { state -> Waiter? in
             guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
             return state.waiters.remove(at: index)
         }
@@ -316,7 +316,7 @@ public final class PostgresClient: Sendable, Service {
             case close
             case closeAndDrain([CheckedContinuation<Void, Never>])
         }
-        let outcome = state.withLock { state -> Outcome in
+        let outcome = state.withLockedValue { state -> Outcome in
             if state.isClosed {
                 state.openCount -= 1
                 let drained = state.openCount == 0 ? state.drained : []
@@ -348,7 +348,7 @@ public final class PostgresClient: Sendable, Service {
 
     /// Gives back a slot whose connect failed: to a waiter as a permit, else to the pool.
     private func releaseSlot() {
-        let waiter = state.withLock { state -> Waiter? in
+        let waiter = state.withLockedValue { state -> Waiter? in
             if !state.isClosed, !state.waiters.isEmpty { return state.waiters.removeFirst() }
             state.openCount -= 1
             if state.isClosed, state.openCount == 0 {

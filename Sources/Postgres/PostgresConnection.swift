@@ -1,6 +1,7 @@
 internal import CLibPQ
 import Dispatch
 import Foundation
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// One libpq connection, in nonblocking mode.
@@ -615,9 +616,9 @@ private final class ConnectedHandle: @unchecked Sendable {
 /// whether a statement runs now. Sendable: its state sits behind a `Mutex`, and `PQcancel` is
 /// documented as safe from any thread.
 private final class Canceller: Sendable {
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
-    private struct State: ~Copyable {
+    private struct State {
         var handle: CancelHandle?
         var isRunning = false
         /// Set by `cancel()` until `reset()`: statements started after a cancellation fail at
@@ -629,11 +630,11 @@ private final class Canceller: Sendable {
     }
 
     init(_ cancel: OpaquePointer?) {
-        state = Mutex(State(handle: cancel.map(CancelHandle.init)))
+        state = NIOLockedValueBox(State(handle: cancel.map(CancelHandle.init)))
     }
 
     func cancel() {
-        let handle = state.withLock { state -> CancelHandle? in
+        let handle = state.withLockedValue { state -> CancelHandle? in
             state.isCancelled = true
             guard state.isRunning, !state.isSending, let handle = state.handle else { return nil }
             state.isSending = true
@@ -644,25 +645,25 @@ private final class Canceller: Sendable {
         // thread (an event loop, often), and not under the lock a statement's end takes.
         DispatchQueue.global().async {
             handle.send()
-            self.state.withLock { $0.isSending = false }
+            self.state.withLockedValue { $0.isSending = false }
         }
     }
 
     func reset() -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.isCancelled = false
             return !state.isSending
         }
     }
 
     func close() {
-        state.withLock { $0.handle = nil }
+        state.withLockedValue { $0.handle = nil }
     }
 
     /// Marks a statement as running, so `cancel()` cancels it on the server; throws if the
     /// caller was cancelled already.
     func startRunning() throws {
-        let cancelledBefore = state.withLock { state in
+        let cancelledBefore = state.withLockedValue { state in
             state.isRunning = !state.isCancelled
             return state.isCancelled
         }
@@ -672,7 +673,7 @@ private final class Canceller: Sendable {
     /// Ends what ``startRunning()`` began: a server-side cancel we asked for becomes
     /// `CancellationError`; any other result is returned for checking.
     func finishRunning(_ result: OpaquePointer?) throws -> OpaquePointer? {
-        let cancelled = state.withLock { state in
+        let cancelled = state.withLockedValue { state in
             state.isRunning = false
             return state.isCancelled
         }

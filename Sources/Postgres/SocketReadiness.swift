@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// Waits for a connection's socket to become readable or writable without a thread of its own:
@@ -26,9 +27,9 @@ final class SocketReadiness: Sendable {
     // call on them here is made under `state`'s lock besides.
     private nonisolated(unsafe) let read: any DispatchSourceRead
     private nonisolated(unsafe) let write: any DispatchSourceWrite
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
-    private struct State: ~Copyable {
+    private struct State {
         var waiter: CheckedContinuation<Outcome, any Error>?
         /// A source is resumed (watching) only while a wait wants it.
         var readArmed = false
@@ -44,7 +45,7 @@ final class SocketReadiness: Sendable {
         guard descriptor >= 0 else { return nil }
         read = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: Self.queue)
         write = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: Self.queue)
-        state = Mutex(State())
+        state = NIOLockedValueBox(State())
         // The duplicate closes once both sources are cancelled: the last handler closes it.
         let remaining = Atomic<Int>(2)
         let closeWhenBothCancelled: @Sendable () -> Void = {
@@ -69,7 +70,7 @@ final class SocketReadiness: Sendable {
     /// has passed. Only one wait at a time: the connection's actor makes sure of that.
     func wait(readable: Bool = true, writable: Bool = false, timeout: Duration? = nil) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
-            let generation = state.withLock { state -> UInt64? in
+            let generation = state.withLockedValue { state -> UInt64? in
                 guard !state.closed else { return nil }
                 precondition(state.waiter == nil, "one wait at a time")
                 state.waiter = continuation
@@ -98,7 +99,7 @@ final class SocketReadiness: Sendable {
 
     /// Stops watching; a wait in progress fails. Safe to call more than once.
     func stop() {
-        let waiter = state.withLock { state -> CheckedContinuation<Outcome, any Error>? in
+        let waiter = state.withLockedValue { state -> CheckedContinuation<Outcome, any Error>? in
             guard !state.closed else { return nil }
             state.closed = true
             // A suspended source delivers its cancellation only once resumed.
@@ -115,7 +116,7 @@ final class SocketReadiness: Sendable {
     }
 
     private func fired(_ outcome: Outcome) {
-        let waiter = state.withLock { state -> CheckedContinuation<Outcome, any Error>? in
+        let waiter = state.withLockedValue { state -> CheckedContinuation<Outcome, any Error>? in
             guard !state.closed else { return nil }
             disarm(&state)
             defer { state.waiter = nil }
@@ -125,7 +126,7 @@ final class SocketReadiness: Sendable {
     }
 
     private func end(generation: UInt64, with outcome: Outcome) {
-        let waiter = state.withLock { state -> CheckedContinuation<Outcome, any Error>? in
+        let waiter = state.withLockedValue { state -> CheckedContinuation<Outcome, any Error>? in
             guard !state.closed, state.generation == generation, state.waiter != nil else { return nil }
             disarm(&state)
             defer { state.waiter = nil }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import TestSupport
 import Testing
 
@@ -319,10 +319,10 @@ struct ConflictTests {
 
 /// Numbers attempts across the tasks of a test.
 private final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = NIOLockedValueBox(0)
 
     func next() -> Int {
-        value.withLock { value in
+        value.withLockedValue { value in
             value += 1
             return value
         }

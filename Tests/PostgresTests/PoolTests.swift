@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import TestSupport
 import Testing
 
@@ -211,8 +211,8 @@ struct PoolTests {
 
 /// The order in which callers got a connection.
 final class ServiceOrder: Sendable {
-    private let served = Mutex<[Int]>([])
+    private let served = NIOLockedValueBox<[Int]>([])
 
-    func record(_ caller: Int) { served.withLock { $0.append(caller) } }
-    var callers: [Int] { served.withLock { $0 } }
+    func record(_ caller: Int) { served.withLockedValue { $0.append(caller) } }
+    var callers: [Int] { served.withLockedValue { $0 } }
 }

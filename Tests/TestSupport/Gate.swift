@@ -1,19 +1,19 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A one-shot signal for tests: ``wait()`` suspends until ``open()``, without holding a thread
 /// (a blocked cooperative thread can starve the very work it waits for).
 public final class Gate: Sendable {
-    private struct State: ~Copyable {
+    private struct State {
         var isOpen = false
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     public init() {}
 
     public func open() {
-        let waiters = state.withLock { state in
+        let waiters = state.withLockedValue { state in
             state.isOpen = true
             defer { state.waiters.removeAll() }
             return state.waiters
@@ -23,7 +23,7 @@ public final class Gate: Sendable {
 
     public func wait() async {
         await withCheckedContinuation { continuation in
-            let isOpen = state.withLock { state in
+            let isOpen = state.withLockedValue { state in
                 if !state.isOpen { state.waiters.append(continuation) }
                 return state.isOpen
             }

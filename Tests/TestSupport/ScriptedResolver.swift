@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 public import PurseCore
-import Synchronization
 
 /// A resolver that answers from a script, and records what it was asked: each scripted name
 /// answers its answers in turn, then its last one again (a name that rebinds: a public address
@@ -13,10 +13,10 @@ public final class ScriptedResolver: HostResolver, Sendable {
         case hang
     }
 
-    private let state: Mutex<(script: [String: [Answer]], asked: [String])>
+    private let state: NIOLockedValueBox<(script: [String: [Answer]], asked: [String])>
 
     public init(_ script: [String: [Answer]] = [:]) {
-        state = Mutex((Dictionary(uniqueKeysWithValues: script.map { (Self.key($0.key), $0.value) }), []))
+        state = NIOLockedValueBox((Dictionary(uniqueKeysWithValues: script.map { (Self.key($0.key), $0.value) }), []))
     }
 
     /// `name` answers `addresses` on every lookup.
@@ -25,10 +25,10 @@ public final class ScriptedResolver: HostResolver, Sendable {
     }
 
     /// Every name asked for, as asked, in order.
-    public var asked: [String] { state.withLock { $0.asked } }
+    public var asked: [String] { state.withLockedValue { $0.asked } }
 
     public func addresses(of name: String) async throws -> [IPAddress] {
-        let answer = state.withLock { state -> Answer? in
+        let answer = state.withLockedValue { state -> Answer? in
             state.asked.append(name)
             let key = Self.key(name)
             guard let answers = state.script[key], let first = answers.first else { return nil }

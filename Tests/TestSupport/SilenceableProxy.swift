@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// A TCP proxy on a loopback port that can fall silent: once `silence()` is called it keeps
@@ -12,7 +13,7 @@ public final class SilenceableProxy: Sendable {
     private let isSilent = Atomic(false)
     private let isStopped = Atomic(false)
     /// Every socket the proxy opened, closed by `stop()`.
-    private let sockets = Mutex<[Int32]>([])
+    private let sockets = NIOLockedValueBox<[Int32]>([])
 
     /// Listens on a free loopback port and forwards each connection to `upstreamPort`.
     public init(upstreamPort: Int) throws {
@@ -33,7 +34,7 @@ public final class SilenceableProxy: Sendable {
         }
         listener = descriptor
         port = Int(UInt16(bigEndian: address.sin_port))
-        sockets.withLock { $0.append(listener) }
+        sockets.withLockedValue { $0.append(listener) }
         Thread { [self] in acceptConnections() }.start()
     }
 
@@ -45,7 +46,7 @@ public final class SilenceableProxy: Sendable {
     /// Closes the listener and every connection.
     public func stop() {
         isStopped.store(true, ordering: .relaxed)
-        for descriptor in sockets.withLock({ $0 }) { shutdown(descriptor, Int32(SHUT_RDWR)) }
+        for descriptor in sockets.withLockedValue({ $0 }) { shutdown(descriptor, Int32(SHUT_RDWR)) }
     }
 
     private func acceptConnections() {
@@ -59,7 +60,7 @@ public final class SilenceableProxy: Sendable {
                     connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
                 }
             }
-            sockets.withLock { $0 += [client, server] }
+            sockets.withLockedValue { $0 += [client, server] }
             guard connected else {
                 shutdown(client, Int32(SHUT_RDWR))
                 continue
@@ -96,6 +97,6 @@ public final class SilenceableProxy: Sendable {
 
     deinit {
         stop()
-        for descriptor in sockets.withLock({ $0 }) { close(descriptor) }
+        for descriptor in sockets.withLockedValue({ $0 }) { close(descriptor) }
     }
 }

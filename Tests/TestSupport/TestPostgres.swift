@@ -1,7 +1,7 @@
 import Foundation
 public import LocalPostgres
+import NIOConcurrencyHelpers
 public import Postgres
-import Synchronization
 
 /// The PostgreSQL the tests use: `PURSE_TEST_DATABASE_URL` when set (the test command sets it),
 /// otherwise a throwaway cluster started here once per test process and stopped at exit.
@@ -22,7 +22,7 @@ public enum TestPostgres {
         }
     }()
 
-    private static let throwawayClusters = Mutex<[LocalCluster]>([])
+    private static let throwawayClusters = NIOLockedValueBox<[LocalCluster]>([])
 
     /// Starts a private cluster in a new temporary folder (under `PURSE_TEST_ROOT` when set, so
     /// the test command can clean up after a crash). Tests that stop or restart PostgreSQL use
@@ -50,7 +50,7 @@ public enum TestPostgres {
                     + "or run the README's test command, which does both."
             )
         }
-        throwawayClusters.withLock { $0.append(cluster) }
+        throwawayClusters.withLockedValue { $0.append(cluster) }
         return cluster
     }
 
@@ -67,11 +67,11 @@ public enum TestPostgres {
     public static func destroy(_ cluster: LocalCluster) {
         try? cluster.stop()
         try? FileManager.default.removeItem(at: cluster.directory)
-        throwawayClusters.withLock { $0.removeAll { $0.directory == cluster.directory } }
+        throwawayClusters.withLockedValue { $0.removeAll { $0.directory == cluster.directory } }
     }
 
     static func stopThrowawayClusters() {
-        for cluster in throwawayClusters.withLock({ $0 }) { destroy(cluster) }
+        for cluster in throwawayClusters.withLockedValue({ $0 }) { destroy(cluster) }
     }
 
     /// Creates an empty database with a unique name and returns its settings.

@@ -2,10 +2,10 @@ public import Foundation
 import Hummingbird
 import HummingbirdTLS
 import Logging
+import NIOConcurrencyHelpers
 public import NIOSSL
 public import PurseModels
 import ServiceLifecycle
-import Synchronization
 
 /// A real HTTP server (or https, with a TLS configuration) on a loopback port that webhook
 /// endpoints point at: it records every request and answers with scripted status codes.
@@ -25,7 +25,7 @@ public final class WebhookReceiver: Sendable {
 
     /// What arrived, and the replies still to give; shared with the route.
     private final class Inbox: Sendable {
-        let state = Mutex<(deliveries: [Delivery], replies: [Int], delays: [String: Duration])>(([], [], [:]))
+        let state = NIOLockedValueBox<(deliveries: [Delivery], replies: [Int], delays: [String: Duration])>(([], [], [:]))
     }
 
     /// `http(s)://127.0.0.1:<port>`.
@@ -60,15 +60,15 @@ public final class WebhookReceiver: Sendable {
 
     /// Answers the next requests with `statuses`, in order, then with 200 again.
     public func reply(with statuses: [Int]) {
-        inbox.state.withLock { $0.replies = statuses }
+        inbox.state.withLockedValue { $0.replies = statuses }
     }
 
     /// Answers requests to `path` only after `delay` (a slow endpoint).
     public func delay(_ path: String, by delay: Duration) {
-        inbox.state.withLock { $0.delays[path] = delay }
+        inbox.state.withLockedValue { $0.delays[path] = delay }
     }
 
-    public var deliveries: [Delivery] { inbox.state.withLock { $0.deliveries } }
+    public var deliveries: [Delivery] { inbox.state.withLockedValue { $0.deliveries } }
 
     /// Waits until at least `count` requests arrived (counted when they arrive, before any delay), or fails after `timeout`.
     public func waitForDeliveries(_ count: Int, timeout: Duration = .seconds(15)) async throws -> [Delivery] {
@@ -95,7 +95,7 @@ public final class WebhookReceiver: Sendable {
                 contentType: request.headers[.contentType],
                 body: Array(buffer: body)
             )
-            let (status, delay) = inbox.state.withLock { state -> (Int, Duration?) in
+            let (status, delay) = inbox.state.withLockedValue { state -> (Int, Duration?) in
                 state.deliveries.append(delivery)
                 return (state.replies.isEmpty ? 200 : state.replies.removeFirst(), state.delays[delivery.path])
             }

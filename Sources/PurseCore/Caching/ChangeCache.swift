@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// An in-memory copy of rows that rarely change (credentials, customer sessions, sheet
 /// settings), emptied when PostgreSQL reports a change to them, so a revocation takes effect on
@@ -13,7 +13,7 @@ public final class ChangeCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// The notification payload that empties this cache.
     public let topic: String
     private let capacity: Int
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     private struct State {
         var entries: [Key: Value] = [:]
@@ -30,18 +30,18 @@ public final class ChangeCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// The cached value, or nil (always nil while not serving).
     public func value(for key: Key) -> Value? {
-        state.withLock { $0.serving ? $0.entries[key] : nil }
+        state.withLockedValue { $0.serving ? $0.entries[key] : nil }
     }
 
     /// Take before reading the database; pass to ``store(_:for:ticket:)``. Nil while not serving.
     public func ticket() -> UInt64? {
-        state.withLock { $0.serving ? $0.generation : nil }
+        state.withLockedValue { $0.serving ? $0.generation : nil }
     }
 
     /// Keeps `value` unless the cache changed since `ticket` was taken.
     public func store(_ value: Value, for key: Key, ticket: UInt64?) {
         guard let ticket else { return }
-        state.withLock { state in
+        state.withLockedValue { state in
             guard state.serving, state.generation == ticket else { return }
             if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
             state.entries[key] = value
@@ -50,7 +50,7 @@ public final class ChangeCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Empties the cache: what it held may have changed.
     public func invalidate() {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.generation &+= 1
             state.entries.removeAll()
         }
@@ -58,12 +58,12 @@ public final class ChangeCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Whether values are served (the change feed is listening).
     public var isServing: Bool {
-        state.withLock { $0.serving }
+        state.withLockedValue { $0.serving }
     }
 
     /// Starts or stops serving; either way the cache starts over empty.
     public func setServing(_ serving: Bool) {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.generation &+= 1
             state.entries.removeAll()
             state.serving = serving

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Request rate limits (spec §5: configurable, off by default): a token bucket per key (the
 /// secret, publishable or ephemeral key, or customer session, the request presented; or, for
@@ -15,7 +15,7 @@ final class RateLimiter: Sendable {
     }
 
     let limit: ServerConfiguration.RateLimit
-    private let buckets = Mutex<[String: Bucket]>([:])
+    private let buckets = NIOLockedValueBox<[String: Bucket]>([:])
     /// Past this many keys, buckets full again are dropped (they would admit the next request
     /// anyway), so the table cannot grow without bound.
     private let maximumKeys = 100_000
@@ -36,7 +36,7 @@ final class RateLimiter: Sendable {
     }
 
     private func check(_ key: String, taking: Bool, now: ContinuousClock.Instant) -> Duration? {
-        buckets.withLock { buckets in
+        buckets.withLockedValue { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: Double(limit.burst), updated: now)
             let elapsed = now - bucket.updated
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

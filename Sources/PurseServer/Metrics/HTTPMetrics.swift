@@ -1,7 +1,7 @@
 import Hummingbird
 import Metrics
+import NIOConcurrencyHelpers
 import Prometheus
-import Synchronization
 
 /// Every request counted (`purse_http_requests_total{method,route,status}`) and timed
 /// (`purse_http_request_duration_seconds{method,route}`) under its route template, never its
@@ -36,7 +36,7 @@ final class HTTPMetrics: Sendable {
 
     /// Route template (as Hummingbird reports the matched endpoint) → the route's methods.
     private let routes: [String: [RouteSeries]]
-    private let unmatched: Mutex<[String: RouteSeries]>
+    private let unmatched: NIOLockedValueBox<[String: RouteSeries]>
     private let registry: PrometheusCollectorRegistry
 
     init(routes: [(method: HTTPRequest.Method, path: String)], registry: PrometheusCollectorRegistry) {
@@ -48,7 +48,7 @@ final class HTTPMetrics: Sendable {
             )
         }
         self.routes = table
-        self.unmatched = Mutex([:])
+        self.unmatched = NIOLockedValueBox([:])
         self.registry = registry
     }
 
@@ -62,7 +62,7 @@ final class HTTPMetrics: Sendable {
         }
         // The method comes from the client: only the standard ones become a label value.
         let label = Self.standardMethods.contains(method.rawValue) ? method.rawValue : "other"
-        return unmatched.withLock { unmatched in
+        return unmatched.withLockedValue { unmatched in
             if let series = unmatched[label] { return series }
             let series = RouteSeries(method: label, route: Self.unmatchedRoute, answersOK: false, registry: registry)
             unmatched[label] = series
@@ -82,7 +82,7 @@ final class RouteSeries: Sendable {
     private let duration: Metrics.Timer
     /// Status 200's counter, made up front for a real route: the common case takes no lock.
     private let ok: Metrics.Counter?
-    private let others: Mutex<[Int: Metrics.Counter]>
+    private let others: NIOLockedValueBox<[Int: Metrics.Counter]>
     private let registry: PrometheusCollectorRegistry
 
     init(method: String, route: String, answersOK: Bool, registry: PrometheusCollectorRegistry) {
@@ -98,7 +98,7 @@ final class RouteSeries: Sendable {
             factory: PrometheusMetricsFactory(registry: registry)
         )
         ok = answersOK ? Self.counter(method: method, route: route, status: 200, registry: registry) : nil
-        others = Mutex([:])
+        others = NIOLockedValueBox([:])
     }
 
     func record(status: Int, duration: Duration) {
@@ -108,7 +108,7 @@ final class RouteSeries: Sendable {
 
     private func counter(_ status: Int) -> Metrics.Counter {
         if status == 200, let ok { return ok }
-        return others.withLock { others in
+        return others.withLockedValue { others in
             if let counter = others[status] { return counter }
             let counter = Self.counter(method: method, route: route, status: status, registry: registry)
             others[status] = counter

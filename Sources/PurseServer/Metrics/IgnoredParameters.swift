@@ -1,7 +1,7 @@
 import Logging
 import Metrics
+import NIOConcurrencyHelpers
 import Prometheus
-import Synchronization
 
 /// The parameters the ``ParameterPolicy`` let through unread, counted by name
 /// (`purse_ignored_parameters_total{parameter}`) and logged once per name at debug, so an
@@ -23,11 +23,11 @@ final class IgnoredParameters: Sendable {
     }
 
     private let registry: PrometheusCollectorRegistry
-    private let counters: Mutex<[String: Metrics.Counter]>
+    private let counters: NIOLockedValueBox<[String: Metrics.Counter]>
 
     init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
-        self.counters = Mutex([:])
+        self.counters = NIOLockedValueBox([:])
     }
 
     func record(_ names: [String], logger: Logger) {
@@ -39,7 +39,7 @@ final class IgnoredParameters: Sendable {
     }
 
     private func counter(for name: String) -> (Metrics.Counter, isNew: Bool) {
-        counters.withLock { counters in
+        counters.withLockedValue { counters in
             if let counter = counters[name] { return (counter, false) }
             if counters.count >= Self.maximumNames, let overflow = counters[Self.overflowName] { return (overflow, false) }
             let label = counters.count >= Self.maximumNames ? Self.overflowName : name

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Runs `read` once for every caller that asks while it runs: callers arriving during a read
 /// wait for it and share its result (or error); the next caller after it starts a fresh one.
@@ -8,14 +8,14 @@ import Synchronization
 /// and a record that waits out its checkout timeout is sent again.
 final class SharedRead<Value: Sendable>: Sendable {
     private let read: @Sendable () async throws -> Value
-    private let running = Mutex<Task<Value, any Error>?>(nil)
+    private let running = NIOLockedValueBox<Task<Value, any Error>?>(nil)
 
     init(_ read: @escaping @Sendable () async throws -> Value) {
         self.read = read
     }
 
     func value() async throws -> Value {
-        let task = running.withLock { running in
+        let task = running.withLockedValue { running in
             if let task = running { return task }
             let read = self.read
             let task = Task { try await read() }
@@ -24,7 +24,7 @@ final class SharedRead<Value: Sendable>: Sendable {
         }
         defer {
             // The first caller to see it finish clears it; later callers start the next read.
-            running.withLock { running in
+            running.withLockedValue { running in
                 if running == task { running = nil }
             }
         }

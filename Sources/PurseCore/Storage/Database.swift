@@ -30,8 +30,10 @@ extension Database {
 /// The repositories of one unit of work: every statement they run belongs to it.
 public struct Repositories: Sendable {
     public let sheetSettings: any SheetSettingsRepository
+    public let accounts: any AccountRepository
 
-    public init(sheetSettings: any SheetSettingsRepository) {
+    public init(sheetSettings: any SheetSettingsRepository, accounts: any AccountRepository) {
         self.sheetSettings = sheetSettings
+        self.accounts = accounts
     }
 }

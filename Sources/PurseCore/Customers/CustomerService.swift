@@ -155,8 +155,9 @@ public struct CustomerService: Sendable {
                 """
             )
             // Its keys stop working and its payment methods are detached for good, in the same transaction.
-            _ = try await EphemeralKeyService.revokeAll(customer: id, account: caller.accountID, on: connection)
-            _ = try await CustomerSessionService.revokeAll(customer: id, account: caller.accountID, on: connection)
+            let repositories = PostgresDatabase.repositories(on: connection)
+            _ = try await EphemeralKeyService.revokeAll(customer: id, account: caller.accountID, in: repositories)
+            _ = try await CustomerSessionService.revokeAll(customer: id, account: caller.accountID, in: repositories)
             let encoder = JSONValueEncoder()
             for method in try await PaymentMethodStore.detachAll(customer: id, account: caller.accountID, on: connection) {
                 try await events.record(
@@ -178,8 +179,9 @@ public struct CustomerService: Sendable {
         defer { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
         return try await pool.withTransaction(retryingConflicts: 2) { connection in
             let customer = try await Self.lockActive(id, by: caller, on: connection)
-            let keys = try await EphemeralKeyService.revokeAll(customer: customer.id, account: caller.accountID, on: connection)
-            let sessions = try await CustomerSessionService.revokeAll(customer: customer.id, account: caller.accountID, on: connection)
+            let repositories = PostgresDatabase.repositories(on: connection)
+            let keys = try await EphemeralKeyService.revokeAll(customer: customer.id, account: caller.accountID, in: repositories)
+            let sessions = try await CustomerSessionService.revokeAll(customer: customer.id, account: caller.accountID, in: repositories)
             return CredentialRevocation(customer: customer.id, ephemeralKeysRevoked: keys, customerSessionsRevoked: sessions)
         }
     }

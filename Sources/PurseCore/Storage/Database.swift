@@ -31,9 +31,14 @@ extension Database {
 public struct Repositories: Sendable {
     public let sheetSettings: any SheetSettingsRepository
     public let accounts: any AccountRepository
+    public let customerCredentials: any CustomerCredentialRepository
 
-    public init(sheetSettings: any SheetSettingsRepository, accounts: any AccountRepository) {
+    public init(
+        sheetSettings: any SheetSettingsRepository, accounts: any AccountRepository,
+        customerCredentials: any CustomerCredentialRepository
+    ) {
         self.sheetSettings = sheetSettings
         self.accounts = accounts
+        self.customerCredentials = customerCredentials
     }
 }

@@ -91,7 +91,7 @@ public struct PurseApplication {
         CustomersController(customers: customers).register(on: api)
         let selection = SelectedOptionService(pool: pool)
         PaymentMethodsController(paymentMethods: paymentMethods, selection: selection).register(on: api)
-        let ephemeralKeys = EphemeralKeyService(pool: pool, lifetime: configuration.ephemeralKeyLifetime, caches: caches)
+        let ephemeralKeys = EphemeralKeyService(database: database, lifetime: configuration.ephemeralKeyLifetime, caches: caches)
         EphemeralKeysController(ephemeralKeys: ephemeralKeys).register(on: api)
         let setupIntents = SetupIntentService(
             pool: pool, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
@@ -99,7 +99,7 @@ public struct PurseApplication {
         SetupIntentsController(setupIntents: setupIntents).register(on: api)
         AuthenticationPageController(setupIntents: setupIntents).register(on: api)
         let sessions = CustomerSessionService(
-            pool: pool, masterKey: masterKey, lifetime: configuration.customerSessionLifetime, caches: caches
+            database: database, masterKey: masterKey, lifetime: configuration.customerSessionLifetime, caches: caches
         )
         CustomerSessionsController(sessions: sessions).register(on: api)
         let sheetSettings = SheetSettingsService(database: database, caches: caches)
@@ -144,9 +144,11 @@ public struct PurseApplication {
             background,
             MaintenanceService(
                 idempotency: IdempotencyStore(pool: background, masterKey: masterKey),
-                ephemeralKeys: EphemeralKeyService(pool: background, lifetime: configuration.ephemeralKeyLifetime, caches: caches),
+                ephemeralKeys: EphemeralKeyService(
+                    database: PostgresDatabase(pool: background), lifetime: configuration.ephemeralKeyLifetime, caches: caches),
                 sessions: CustomerSessionService(
-                    pool: background, masterKey: masterKey, lifetime: configuration.customerSessionLifetime, caches: caches
+                    database: PostgresDatabase(pool: background), masterKey: masterKey, lifetime: configuration.customerSessionLifetime,
+                    caches: caches
                 ),
                 setupIntents: SetupIntentService(
                     pool: background, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches

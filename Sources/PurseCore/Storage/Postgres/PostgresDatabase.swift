@@ -28,7 +28,8 @@ public struct PostgresDatabase: Database {
     static func repositories(on connection: PostgresConnection) -> Repositories {
         Repositories(
             sheetSettings: PostgresSheetSettingsRepository(connection: connection),
-            accounts: PostgresAccountRepository(connection: connection)
+            accounts: PostgresAccountRepository(connection: connection),
+            customerCredentials: PostgresCustomerCredentialRepository(connection: connection)
         )
     }
 }

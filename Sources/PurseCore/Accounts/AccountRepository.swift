@@ -1,3 +1,19 @@
+/// An API key as the authenticator finds it by its hash.
+public struct StoredAPIKey: Sendable, Equatable {
+    public let id: String
+    public let accountID: String
+    public let kind: APIKeyInfo.Kind
+    /// The SHA-256 of the key, compared again in constant time.
+    public let hash: [UInt8]
+
+    public init(id: String, accountID: String, kind: APIKeyInfo.Kind, hash: [UInt8]) {
+        self.id = id
+        self.accountID = accountID
+        self.kind = kind
+        self.hash = hash
+    }
+}
+
 /// Accounts and their API keys (only the SHA-256 of each key is stored).
 public protocol AccountRepository: Sendable {
     /// Stores an account; with `ifMissing`, an account already stored under its id is left as it is.
@@ -22,4 +38,7 @@ public protocol AccountRepository: Sendable {
     /// Revokes a key (again, harmlessly: the first revocation's time stays); the key, or nil
     /// when there is none with that id.
     func revokeKey(_ id: String) async throws -> APIKeyInfo?
+
+    /// The unrevoked key with this hash.
+    func liveKey(hash: [UInt8]) async throws -> StoredAPIKey?
 }

@@ -1,5 +1,33 @@
 public import PurseModels
 
+/// An ephemeral key, or the key a customer session hands out, as the authenticator finds it by
+/// its hash.
+public struct StoredCustomerCredential: Sendable, Equatable {
+    /// The ephemeral key's or the session's id.
+    public let id: String
+    public let accountID: String
+    public let customerID: String
+    /// The SHA-256 of the key, compared again in constant time.
+    public let hash: [UInt8]
+    public let expires: Int
+    /// A session's components (what its key may do); nil for an ephemeral key.
+    public let components: CustomerSessionComponents?
+    public let sheetSettingsID: String?
+
+    public init(
+        id: String, accountID: String, customerID: String, hash: [UInt8], expires: Int, components: CustomerSessionComponents?,
+        sheetSettingsID: String?
+    ) {
+        self.id = id
+        self.accountID = accountID
+        self.customerID = customerID
+        self.hash = hash
+        self.expires = expires
+        self.components = components
+        self.sheetSettingsID = sheetSettingsID
+    }
+}
+
 /// A customer session as found by its client secret.
 public struct StoredCustomerSession: Sendable, Equatable {
     public var session: CustomerSession
@@ -53,4 +81,8 @@ public protocol CustomerCredentialRepository: Sendable {
 
     /// Deletes sessions that expired before `time`; returns how many.
     func deleteSessions(expiredBefore time: Int) async throws -> Int
+
+    /// The unrevoked ephemeral key, or session's key, with this hash, of a live customer; in one
+    /// statement, since authentication asks it with a key of either kind.
+    func credential(keyHash: [UInt8]) async throws -> StoredCustomerCredential?
 }

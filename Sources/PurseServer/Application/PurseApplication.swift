@@ -64,7 +64,7 @@ public struct PurseApplication {
         let customers = CustomerService(pool: pool, paymentMethods: paymentMethods, caches: caches)
         let idempotency = IdempotencyStore(pool: pool, masterKey: masterKey)
         let metrics = PrometheusRegistry()
-        let authenticator = Authenticator(pool: pool, caches: caches)
+        let authenticator = Authenticator(database: database, caches: caches)
         let api = APIRouter(
             router: router,
             pipeline: .init(

@@ -54,6 +54,19 @@ struct PostgresAccountRepository: AccountRepository {
         ).first.map(Self.keyInfo)
     }
 
+    func liveKey(hash: [UInt8]) async throws -> StoredAPIKey? {
+        let rows = try await connection.query(
+            """
+            SELECT id, account_id, kind, secret_hash FROM api_keys
+            WHERE secret_hash = \(hash) AND revoked_at IS NULL
+            """
+        )
+        guard let row = rows.first else { return nil }
+        return StoredAPIKey(
+            id: try row["id"], accountID: try row["account_id"], kind: try Self.kind(row), hash: try row["secret_hash"]
+        )
+    }
+
     private static func account(_ row: PostgresRow) throws -> Account {
         Account(
             id: try row["id"], name: try row["name"], created: try row["created"],
@@ -64,8 +77,13 @@ struct PostgresAccountRepository: AccountRepository {
     private static func keyInfo(_ row: PostgresRow) throws -> APIKeyInfo {
         APIKeyInfo(
             id: try row["id"], accountID: try row["account_id"],
-            kind: APIKeyInfo.Kind(rawValue: try row["kind"]) ?? .secret,
+            kind: try kind(row),
             last4: try row["last4"], created: try row["created"], isRevoked: try row["revoked"]
         )
+    }
+
+    /// The table allows only the two kinds; anything else would get the lesser rights.
+    private static func kind(_ row: PostgresRow) throws -> APIKeyInfo.Kind {
+        APIKeyInfo.Kind(rawValue: try row["kind"]) ?? .publishable
     }
 }

@@ -113,6 +113,31 @@ struct PostgresCustomerCredentialRepository: CustomerCredentialRepository {
         try await connection.query("DELETE FROM customer_sessions WHERE expires_at < \(time)").affectedRows
     }
 
+    // MARK: - Authentication
+
+    func credential(keyHash hash: [UInt8]) async throws -> StoredCustomerCredential? {
+        let rows = try await connection.query(
+            """
+            SELECT 'ephemeral_key' AS source, k.id, k.account_id, k.customer_id, k.secret_hash AS hash, k.expires AS expires,
+                   NULL::jsonb AS components, k.sheet_settings_id
+            FROM ephemeral_keys k JOIN customers c ON c.id = k.customer_id
+            WHERE k.secret_hash = \(hash) AND k.revoked_at IS NULL AND NOT c.deleted
+            UNION ALL
+            SELECT 'customer_session', s.id, s.account_id, s.customer_id, s.api_key_hash, s.expires_at, s.components,
+                   s.sheet_settings_id
+            FROM customer_sessions s JOIN customers c ON c.id = s.customer_id
+            WHERE s.api_key_hash = \(hash) AND s.revoked_at IS NULL AND NOT c.deleted
+            """
+        )
+        guard let row = rows.first else { return nil }
+        return StoredCustomerCredential(
+            id: try row["id"], accountID: try row["account_id"], customerID: try row["customer_id"], hash: try row["hash"],
+            expires: try row["expires"],
+            components: try StoredJSON.decodeIfPresent(CustomerSessionComponents.self, from: try row["components"]),
+            sheetSettingsID: try row["sheet_settings_id"]
+        )
+    }
+
     private static func session(_ row: PostgresRow) throws -> CustomerSession {
         var session = CustomerSession(
             id: try row["id"], clientSecret: nil,

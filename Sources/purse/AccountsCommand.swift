@@ -22,7 +22,7 @@ struct AccountsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let created = try await DatabaseSession.run(PurseConfiguration.readStorage(database)) { session in
-                try await AccountService(pool: session.pool).createAccount(name: name)
+                try await AccountService(database: PostgresDatabase(pool: session.pool)).createAccount(name: name)
             }
             if json {
                 Output.json([
@@ -50,7 +50,7 @@ struct AccountsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let accounts = try await DatabaseSession.run(PurseConfiguration.readStorage(database)) { session in
-                try await AccountService(pool: session.pool).listAccounts()
+                try await AccountService(database: PostgresDatabase(pool: session.pool)).listAccounts()
             }
             if json {
                 Output.json(accounts.map { ["id": $0.id, "name": $0.name, "created": $0.created, "development": $0.isDevelopment] })

@@ -25,7 +25,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let created = try await DatabaseSession.run(PurseConfiguration.readStorage(database)) { session in
-                try await AccountService(pool: session.pool).createKey(
+                try await AccountService(database: PostgresDatabase(pool: session.pool)).createKey(
                     account: account, kind: kind == .secret ? .secret : .publishable
                 )
             }
@@ -47,7 +47,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let keys = try await DatabaseSession.run(PurseConfiguration.readStorage(database)) { session in
-                try await AccountService(pool: session.pool).listKeys(account: account)
+                try await AccountService(database: PostgresDatabase(pool: session.pool)).listKeys(account: account)
             }
             if json {
                 Output.json(
@@ -70,7 +70,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let key = try await DatabaseSession.run(PurseConfiguration.readStorage(database)) { session in
-                try await AccountService(pool: session.pool).revokeKey(id: id)
+                try await AccountService(database: PostgresDatabase(pool: session.pool)).revokeKey(id: id)
             }
             print("Revoked \(key.kind.rawValue) key \(key.id) (…\(key.last4)).")
         }

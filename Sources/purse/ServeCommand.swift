@@ -53,7 +53,7 @@ struct ServeCommand: AsyncParsableCommand {
 
         if workspace.localCluster != nil {
             let development = try await DevelopmentAccount.prepare(
-                in: workspace.dataDirectory, accounts: AccountService(pool: pool)
+                in: workspace.dataDirectory, accounts: AccountService(database: PostgresDatabase(pool: pool))
             )
             FileHandle.standardOutput.write(
                 Data(

@@ -59,7 +59,7 @@ struct AuthenticationTests {
     @Test func aRevokedKeyStopsWorkingAtOnceAndOthersKeepWorking() async throws {
         try await LiveServer.with { server in
             let account = try await server.makeAccount()
-            let accounts = AccountService(pool: server.pool)
+            let accounts = AccountService(database: PostgresDatabase(pool: server.pool))
             let second = try await accounts.createKey(account: account.id, kind: .secret)
             let keys = try await accounts.listKeys(account: account.id)
             let first = try #require(keys.first { $0.kind == .secret && $0.id != second.info.id })

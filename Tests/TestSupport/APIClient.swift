@@ -51,7 +51,7 @@ public struct TestAccount: Sendable {
 extension LiveServer {
     /// Creates an account with a secret and a publishable key.
     public func makeAccount(name: String = "Test") async throws -> TestAccount {
-        let created = try await AccountService(pool: pool).createAccount(name: name)
+        let created = try await AccountService(database: PostgresDatabase(pool: pool)).createAccount(name: name)
         return TestAccount(
             id: created.account.id, secretKey: created.secretKey.key, publishableKey: created.publishableKey.key,
             server: baseURL

@@ -115,7 +115,7 @@ extension LiveServer {
 
     /// Runs the sweeps `purse serve` runs every few minutes, now.
     public func sweep() async throws -> Swept {
-        let keys = try await EphemeralKeyService(pool: pool, lifetime: 3600, caches: ChangeCaches()).sweepExpired()
+        let keys = try await EphemeralKeyService(database: PostgresDatabase(pool: pool), lifetime: 3600, caches: ChangeCaches()).sweepExpired()
         let intents = try await SetupIntentService(
             database: PostgresDatabase(pool: pool), processor: TestProcessor(), masterKey: masterKey, publicURL: PublicURL(baseURL.absoluteString),
             caches: ChangeCaches()

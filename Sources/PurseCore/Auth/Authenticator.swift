@@ -1,4 +1,3 @@
-public import Postgres
 import PurseModels
 
 /// Turns the key a request presents into a ``Credential``, or refuses it as Stripe does (401,
@@ -10,15 +9,15 @@ import PurseModels
 /// unknown is remembered as such for ``unknownKeyMemory`` (``ChangeCaches/unknownKeys``), so
 /// repeating it costs nothing either. An expiry is checked at every use.
 public struct Authenticator: Sendable {
-    private let pool: PostgresClient
+    private let database: any Database
     private let cache: ChangeCache<[UInt8], CachedCredential>
     private let unknownKeys: ChangeCache<[UInt8], ContinuousClock.Instant>
 
     /// How long a key found unknown is answered 401 without a look in the database.
     public static let unknownKeyMemory: Duration = .seconds(10)
 
-    public init(pool: PostgresClient, caches: ChangeCaches) {
-        self.pool = pool
+    public init(database: any Database, caches: ChangeCaches) {
+        self.database = database
         self.cache = caches.credentials
         self.unknownKeys = caches.unknownKeys
     }
@@ -61,43 +60,22 @@ public struct Authenticator: Sendable {
     /// An ephemeral key, or the key a customer session hands out, of a live customer: refused
     /// once revoked, expired once past its expiry. One statement looks in both places.
     private func ephemeralKey(hash: [UInt8]) async throws -> CachedCredential? {
-        let rows = try await pool.query(
-            """
-            SELECT 'ephemeral_key' AS source, k.id, k.account_id, k.customer_id, k.secret_hash AS hash, k.expires AS expires,
-                   NULL::jsonb AS components, k.sheet_settings_id
-            FROM ephemeral_keys k JOIN customers c ON c.id = k.customer_id
-            WHERE k.secret_hash = \(hash) AND k.revoked_at IS NULL AND NOT c.deleted
-            UNION ALL
-            SELECT 'customer_session', s.id, s.account_id, s.customer_id, s.api_key_hash, s.expires_at, s.components,
-                   s.sheet_settings_id
-            FROM customer_sessions s JOIN customers c ON c.id = s.customer_id
-            WHERE s.api_key_hash = \(hash) AND s.revoked_at IS NULL AND NOT c.deleted
-            """
-        )
-        guard let row = rows.first, SecretHash.constantTimeEquals(try row["hash"], hash) else { return nil }
-        let permissions = try StoredJSON.decodeIfPresent(CustomerSessionComponents.self, from: try row["components"])
-            .map(SessionPermissions.init)
+        guard let found = try await database.autocommit({ try await $0.customerCredentials.credential(keyHash: hash) }),
+            SecretHash.constantTimeEquals(found.hash, hash)
+        else { return nil }
+        let permissions = found.components.map(SessionPermissions.init)
         let credential = Credential(
-            kind: permissions == nil ? .ephemeralKey : .customerSession, accountID: try row["account_id"],
-            customerID: try row["customer_id"], sourceID: try row["id"], session: permissions,
-            sheetSettingsID: try row["sheet_settings_id"]
+            kind: permissions == nil ? .ephemeralKey : .customerSession, accountID: found.accountID,
+            customerID: found.customerID, sourceID: found.id, session: permissions, sheetSettingsID: found.sheetSettingsID
         )
-        return CachedCredential(credential: credential, expires: try row["expires", as: Int.self])
+        return CachedCredential(credential: credential, expires: found.expires)
     }
 
     private func apiKey(hash: [UInt8]) async throws -> CachedCredential? {
-        let rows = try await pool.query(
-            """
-            SELECT id, account_id, kind, secret_hash FROM api_keys
-            WHERE secret_hash = \(hash) AND revoked_at IS NULL
-            """
-        )
-        guard let row = rows.first, SecretHash.constantTimeEquals(try row["secret_hash"], hash) else { return nil }
-        let credential = Credential(
-            kind: try row["kind", as: String.self] == "secret" ? .secret : .publishable,
-            accountID: try row["account_id"],
-            sourceID: try row["id"]
-        )
+        guard let found = try await database.autocommit({ try await $0.accounts.liveKey(hash: hash) }),
+            SecretHash.constantTimeEquals(found.hash, hash)
+        else { return nil }
+        let credential = Credential(kind: found.kind == .secret ? .secret : .publishable, accountID: found.accountID, sourceID: found.id)
         return CachedCredential(credential: credential, expires: nil)
     }
 

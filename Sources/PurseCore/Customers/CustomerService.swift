@@ -1,18 +1,14 @@
-public import Postgres
 public import PurseModels
 
 /// Customers: create, retrieve, update, delete, list.
 public struct CustomerService: Sendable {
     private let database: any Database
-    // Until ephemeral keys and sessions have their repository: revoking them needs the connection.
-    private let pool: PostgresClient
     private let paymentMethods: PaymentMethodService
     /// Emptied when a customer's keys stop working, before the response is sent.
     private let caches: ChangeCaches
 
-    public init(database: any Database, pool: PostgresClient, paymentMethods: PaymentMethodService, caches: ChangeCaches) {
+    public init(database: any Database, paymentMethods: PaymentMethodService, caches: ChangeCaches) {
         self.database = database
-        self.pool = pool
         self.paymentMethods = paymentMethods
         self.caches = caches
     }
@@ -135,14 +131,13 @@ public struct CustomerService: Sendable {
 
     public func delete(_ id: String, by caller: Credential, request: RequestInfo) async throws -> DeletedObject {
         defer { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
-        return try await pool.withTransaction(retryingConflicts: 2) { connection in
-            let repositories = PostgresDatabase.repositories(on: connection)
+        return try await database.transaction(retryingConflicts: 2) { repositories in
             let customer = try await CustomerAccess.lockLive(id, by: caller, in: repositories).customer
             // A tombstone: the id stays (retrieve shows it deleted), the personal data goes.
             try await repositories.customers.tombstone(id, account: caller.accountID)
             // Its keys stop working and its payment methods are detached for good, in the same transaction.
-            _ = try await EphemeralKeyService.revokeAll(customer: id, account: caller.accountID, on: connection)
-            _ = try await CustomerSessionService.revokeAll(customer: id, account: caller.accountID, on: connection)
+            _ = try await EphemeralKeyService.revokeAll(customer: id, account: caller.accountID, in: repositories)
+            _ = try await CustomerSessionService.revokeAll(customer: id, account: caller.accountID, in: repositories)
             let encoder = JSONValueEncoder()
             for method in try await repositories.paymentMethods.detachAll(from: id, account: caller.accountID) {
                 try await repositories.events.record(
@@ -162,10 +157,10 @@ public struct CustomerService: Sendable {
     /// "Sign out everywhere": revokes every ephemeral key and session of the customer at once.
     public func revokeCredentials(_ id: String, by caller: Credential) async throws -> CredentialRevocation {
         defer { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
-        return try await pool.withTransaction(retryingConflicts: 2) { connection in
-            let customer = try await CustomerAccess.lockLive(id, by: caller, in: PostgresDatabase.repositories(on: connection)).customer
-            let keys = try await EphemeralKeyService.revokeAll(customer: customer.id, account: caller.accountID, on: connection)
-            let sessions = try await CustomerSessionService.revokeAll(customer: customer.id, account: caller.accountID, on: connection)
+        return try await database.transaction(retryingConflicts: 2) { repositories in
+            let customer = try await CustomerAccess.lockLive(id, by: caller, in: repositories).customer
+            let keys = try await EphemeralKeyService.revokeAll(customer: customer.id, account: caller.accountID, in: repositories)
+            let sessions = try await CustomerSessionService.revokeAll(customer: customer.id, account: caller.accountID, in: repositories)
             return CredentialRevocation(customer: customer.id, ephemeralKeysRevoked: keys, customerSessionsRevoked: sessions)
         }
     }

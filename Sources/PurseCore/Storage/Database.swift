@@ -29,6 +29,8 @@ extension Database {
 
 /// The repositories of one unit of work: every statement they run belongs to it.
 public struct Repositories: Sendable {
+    public let accounts: any AccountRepository
+    public let customerCredentials: any CustomerCredentialRepository
     public let customers: any CustomerRepository
     public let events: any EventRepository
     public let paymentMethods: any PaymentMethodRepository
@@ -36,9 +38,16 @@ public struct Repositories: Sendable {
     public let sheetSettings: any SheetSettingsRepository
 
     public init(
-        customers: any CustomerRepository, events: any EventRepository, paymentMethods: any PaymentMethodRepository,
-        setupIntents: any SetupIntentRepository, sheetSettings: any SheetSettingsRepository
+        accounts: any AccountRepository,
+        customerCredentials: any CustomerCredentialRepository,
+        customers: any CustomerRepository,
+        events: any EventRepository,
+        paymentMethods: any PaymentMethodRepository,
+        setupIntents: any SetupIntentRepository,
+        sheetSettings: any SheetSettingsRepository
     ) {
+        self.accounts = accounts
+        self.customerCredentials = customerCredentials
         self.customers = customers
         self.events = events
         self.paymentMethods = paymentMethods

@@ -59,13 +59,13 @@ public struct PurseApplication {
         let background = PostgresClient(
             configuration: backgroundSettings, options: .init(maxConnections: 2, checkoutTimeout: pool.options.checkoutTimeout)
         )
-        let customers = CustomerService(database: database, pool: pool, paymentMethods: paymentMethods, caches: caches)
+        let customers = CustomerService(database: database, paymentMethods: paymentMethods, caches: caches)
         let idempotency = IdempotencyStore(pool: pool, masterKey: masterKey)
         // This application's metrics, served at `GET /metrics`. Each application has its own, so
         // servers sharing a process (the tests) never mix their figures; none is installed as
         // swift-metrics' global factory.
         let metrics = PrometheusCollectorRegistry()
-        let authenticator = Authenticator(pool: pool, caches: caches)
+        let authenticator = Authenticator(database: database, caches: caches)
         let api = APIRouter(
             router: router,
             pipeline: .init(
@@ -92,7 +92,7 @@ public struct PurseApplication {
         CustomersController(customers: customers).register(on: api)
         let selection = SelectedOptionService(database: database)
         PaymentMethodsController(paymentMethods: paymentMethods, selection: selection).register(on: api)
-        let ephemeralKeys = EphemeralKeyService(pool: pool, lifetime: configuration.ephemeralKeyLifetime, caches: caches)
+        let ephemeralKeys = EphemeralKeyService(database: database, lifetime: configuration.ephemeralKeyLifetime, caches: caches)
         EphemeralKeysController(ephemeralKeys: ephemeralKeys).register(on: api)
         let setupIntents = SetupIntentService(
             database: database, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
@@ -100,7 +100,7 @@ public struct PurseApplication {
         SetupIntentsController(setupIntents: setupIntents).register(on: api)
         AuthenticationPageController(setupIntents: setupIntents).register(on: api)
         let sessions = CustomerSessionService(
-            pool: pool, masterKey: masterKey, lifetime: configuration.customerSessionLifetime, caches: caches
+            database: database, masterKey: masterKey, lifetime: configuration.customerSessionLifetime, caches: caches
         )
         CustomerSessionsController(sessions: sessions).register(on: api)
         let sheetSettings = SheetSettingsService(database: database, caches: caches)
@@ -144,9 +144,11 @@ public struct PurseApplication {
             background,
             MaintenanceService(
                 idempotency: IdempotencyStore(pool: background, masterKey: masterKey),
-                ephemeralKeys: EphemeralKeyService(pool: background, lifetime: configuration.ephemeralKeyLifetime, caches: caches),
+                ephemeralKeys: EphemeralKeyService(
+                    database: PostgresDatabase(pool: background), lifetime: configuration.ephemeralKeyLifetime, caches: caches),
                 sessions: CustomerSessionService(
-                    pool: background, masterKey: masterKey, lifetime: configuration.customerSessionLifetime, caches: caches
+                    database: PostgresDatabase(pool: background), masterKey: masterKey, lifetime: configuration.customerSessionLifetime,
+                    caches: caches
                 ),
                 setupIntents: SetupIntentService(
                     database: PostgresDatabase(pool: background), processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches

@@ -27,6 +27,8 @@ public struct PostgresDatabase: Database {
     /// The repositories of a unit of work already open on `connection`.
     static func repositories(on connection: PostgresConnection) -> Repositories {
         Repositories(
+            accounts: PostgresAccountRepository(connection: connection),
+            customerCredentials: PostgresCustomerCredentialRepository(connection: connection),
             customers: PostgresCustomerRepository(connection: connection),
             events: PostgresEventRepository(connection: connection),
             paymentMethods: PostgresPaymentMethodRepository(connection: connection),

@@ -1,0 +1,150 @@
+import Postgres
+import PurseModels
+
+/// ``CustomerCredentialRepository`` on the `ephemeral_keys` and `customer_sessions` tables.
+struct PostgresCustomerCredentialRepository: CustomerCredentialRepository {
+    let connection: PostgresConnection
+
+    private static let sessionColumns =
+        "id, account_id, customer_id, components, created, expires_at, revoked_at IS NOT NULL AS revoked, sheet_settings_id"
+
+    // MARK: - Ephemeral keys
+
+    func insertEphemeralKey(
+        _ key: EphemeralKey, customer: String, account: String, secretHash: [UInt8], sheetSettings: String?
+    ) async throws -> Bool {
+        // FOR SHARE makes a delete of the customer that commits first visible here, and one that
+        // comes later wait for this transaction.
+        !(try await connection.query(
+            """
+            INSERT INTO ephemeral_keys (id, account_id, customer_id, secret_hash, created, expires, sheet_settings_id)
+            SELECT \(key.id), \(account), c.id, \(secretHash), \(key.created), \(key.expires), \(sheetSettings)
+            FROM customers c WHERE c.id = \(customer) AND c.account_id = \(account) AND NOT c.deleted
+            FOR SHARE OF c
+            RETURNING id
+            """
+        ).isEmpty)
+    }
+
+    func revokeEphemeralKey(_ id: String, account: String) async throws -> EphemeralKey? {
+        let rows = try await connection.query(
+            """
+            UPDATE ephemeral_keys SET revoked_at = coalesce(revoked_at, now())
+            WHERE id = \(id) AND account_id = \(account)
+            RETURNING id, customer_id, created, expires
+            """
+        )
+        guard let row = rows.first else { return nil }
+        return EphemeralKey(
+            id: try row["id"], customer: try row["customer_id"], created: try row["created"], expires: try row["expires"],
+            secret: nil
+        )
+    }
+
+    func revokeEphemeralKeys(customer: String, account: String, now: Int) async throws -> Int {
+        try await connection.query(
+            """
+            UPDATE ephemeral_keys SET revoked_at = now()
+            WHERE account_id = \(account) AND customer_id = \(customer) AND revoked_at IS NULL AND expires > \(now)
+            """
+        ).affectedRows
+    }
+
+    func deleteEphemeralKeys(expiredBefore time: Int) async throws -> Int {
+        try await connection.query("DELETE FROM ephemeral_keys WHERE expires < \(time)").affectedRows
+    }
+
+    // MARK: - Customer sessions
+
+    func insertSession(_ session: CustomerSession, account: String, clientSecretHash: [UInt8], apiKeyHash: [UInt8]) async throws -> Bool {
+        // Locked as for ephemeral keys.
+        !(try await connection.query(
+            """
+            INSERT INTO customer_sessions (id, account_id, customer_id, client_secret_hash, api_key_hash, components, created,
+                                           expires_at, sheet_settings_id)
+            SELECT \(session.id), \(account), c.id, \(clientSecretHash), \(apiKeyHash),
+                   \(StoredJSON.encode(session.components)), \(session.created), \(session.expiresAt), \(session.customerSheetSettings)
+            FROM customers c WHERE c.id = \(session.customer) AND c.account_id = \(account) AND NOT c.deleted
+            FOR SHARE OF c
+            RETURNING id
+            """
+        ).isEmpty)
+    }
+
+    func revokeSession(_ id: String, account: String) async throws -> CustomerSession? {
+        try await connection.query(
+            """
+            UPDATE customer_sessions SET revoked_at = coalesce(revoked_at, now())
+            WHERE id = \(id) AND account_id = \(account)
+            RETURNING \(unsafeSQL: Self.sessionColumns)
+            """
+        ).first.map(Self.session)
+    }
+
+    func session(clientSecretHash: [UInt8], account: String) async throws -> StoredCustomerSession? {
+        let rows = try await connection.query(
+            """
+            SELECT \(unsafeSQL: Self.sessionColumns), client_secret_hash FROM customer_sessions s
+            WHERE client_secret_hash = \(clientSecretHash) AND account_id = \(account)
+              AND EXISTS (SELECT 1 FROM customers c WHERE c.id = s.customer_id AND NOT c.deleted)
+            """
+        )
+        guard let row = rows.first else { return nil }
+        return StoredCustomerSession(
+            session: try Self.session(row), clientSecretHash: try row["client_secret_hash"], isRevoked: try row["revoked"]
+        )
+    }
+
+    func sessionClientSecretHash(_ id: String) async throws -> [UInt8]? {
+        try await connection.query("SELECT client_secret_hash FROM customer_sessions WHERE id = \(id)")
+            .first.map { try $0["client_secret_hash"] }
+    }
+
+    func revokeSessions(customer: String, account: String, now: Int) async throws -> Int {
+        try await connection.query(
+            """
+            UPDATE customer_sessions SET revoked_at = now()
+            WHERE account_id = \(account) AND customer_id = \(customer) AND revoked_at IS NULL AND expires_at > \(now)
+            """
+        ).affectedRows
+    }
+
+    func deleteSessions(expiredBefore time: Int) async throws -> Int {
+        try await connection.query("DELETE FROM customer_sessions WHERE expires_at < \(time)").affectedRows
+    }
+
+    // MARK: - Authentication
+
+    func credential(keyHash hash: [UInt8]) async throws -> StoredCustomerCredential? {
+        let rows = try await connection.query(
+            """
+            SELECT 'ephemeral_key' AS source, k.id, k.account_id, k.customer_id, k.secret_hash AS hash, k.expires AS expires,
+                   NULL::jsonb AS components, k.sheet_settings_id
+            FROM ephemeral_keys k JOIN customers c ON c.id = k.customer_id
+            WHERE k.secret_hash = \(hash) AND k.revoked_at IS NULL AND NOT c.deleted
+            UNION ALL
+            SELECT 'customer_session', s.id, s.account_id, s.customer_id, s.api_key_hash, s.expires_at, s.components,
+                   s.sheet_settings_id
+            FROM customer_sessions s JOIN customers c ON c.id = s.customer_id
+            WHERE s.api_key_hash = \(hash) AND s.revoked_at IS NULL AND NOT c.deleted
+            """
+        )
+        guard let row = rows.first else { return nil }
+        return StoredCustomerCredential(
+            id: try row["id"], accountID: try row["account_id"], customerID: try row["customer_id"], hash: try row["hash"],
+            expires: try row["expires"],
+            components: try StoredJSON.decodeIfPresent(CustomerSessionComponents.self, from: try row["components"]),
+            sheetSettingsID: try row["sheet_settings_id"]
+        )
+    }
+
+    private static func session(_ row: PostgresRow) throws -> CustomerSession {
+        var session = CustomerSession(
+            id: try row["id"], clientSecret: nil,
+            components: try StoredJSON.decode(CustomerSessionComponents.self, from: try row["components"]),
+            created: try row["created"], customer: try row["customer_id"], expiresAt: try row["expires_at"]
+        )
+        session.customerSheetSettings = try row["sheet_settings_id"]
+        return session
+    }
+}

@@ -30,8 +30,10 @@ extension Database {
 /// The repositories of one unit of work: every statement they run belongs to it.
 public struct Repositories: Sendable {
     public let sheetSettings: any SheetSettingsRepository
+    public let webhooks: any WebhookRepository
 
-    public init(sheetSettings: any SheetSettingsRepository) {
+    public init(sheetSettings: any SheetSettingsRepository, webhooks: any WebhookRepository) {
         self.sheetSettings = sheetSettings
+        self.webhooks = webhooks
     }
 }

@@ -61,6 +61,7 @@ public struct PurseApplication {
         let background = PostgresClient(
             configuration: backgroundSettings, options: .init(maxConnections: 2, checkoutTimeout: pool.options.checkoutTimeout)
         )
+        let backgroundDatabase = PostgresDatabase(pool: background)
         let customers = CustomerService(pool: pool, paymentMethods: paymentMethods, caches: caches)
         let idempotency = IdempotencyStore(pool: pool, masterKey: masterKey)
         let metrics = PrometheusRegistry()
@@ -81,11 +82,11 @@ public struct PurseApplication {
         let health = HealthController(health: try DatabaseHealth(pool: pool))
         api.raw(.get, "/healthz", health.healthz)
         api.raw(.get, "/readyz", health.readyz)
-        let deliveryStore = WebhookDeliveryStore(
-            pool: background, masterKey: masterKey, retrySchedule: configuration.webhooks.retrySchedule,
+        let deliveryQueue = WebhookDeliveryQueue(
+            database: backgroundDatabase, masterKey: masterKey, retrySchedule: configuration.webhooks.retrySchedule,
             giveUpAfter: configuration.webhooks.giveUpAfter, attemptTimeout: configuration.webhooks.timeout
         )
-        let backlog = SharedRead { try await deliveryStore.backlog() }
+        let backlog = SharedRead { try await deliveryQueue.backlog() }
         api.raw(.get, "/metrics", MetricsController(registry: metrics, pool: pool, backlog: backlog, caches: caches).metrics)
         OpenAPIController.register(on: api)
         CustomersController(customers: customers).register(on: api)
@@ -119,10 +120,10 @@ public struct PurseApplication {
             resolver: webhookNetwork.resolver
         )
         WebhookEndpointsController(
-            endpoints: WebhookEndpointService(pool: pool, masterKey: masterKey, destinations: destinations)
+            endpoints: WebhookEndpointService(database: database, masterKey: masterKey, destinations: destinations)
         ).register(on: api)
         let delivery = WebhookDeliveryService(
-            store: deliveryStore,
+            queue: deliveryQueue,
             transport: WebhookTransport(
                 timeout: configuration.webhooks.timeout, destinations: destinations,
                 client: WebhookHTTPClient(trustRoots: webhookNetwork.trustRoots)

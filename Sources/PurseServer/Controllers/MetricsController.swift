@@ -14,7 +14,7 @@ struct MetricsController {
     let registry: PrometheusRegistry
     let pool: PostgresClient
     /// The webhook queue's figures, one read shared by the scrapes that arrive while it runs.
-    let backlog: SharedRead<WebhookDeliveryStore.Backlog>
+    let backlog: SharedRead<WebhookBacklog>
     let caches: ChangeCaches
 
     @Sendable func metrics(_: Request, _ context: PurseRequestContext) async -> Response {
@@ -66,7 +66,7 @@ struct MetricsController {
         text.sample("purse_db_pool_timeouts_total", pool.timeouts)
     }
 
-    static func write(_ backlog: WebhookDeliveryStore.Backlog, into text: inout PrometheusText) {
+    static func write(_ backlog: WebhookBacklog, into text: inout PrometheusText) {
         text.family(
             "purse_webhook_deliveries_pending", .gauge, help: "Webhook deliveries not yet made (every account in the database)."
         )

@@ -26,6 +26,9 @@ public struct PostgresDatabase: Database {
 
     /// The repositories of a unit of work already open on `connection`.
     static func repositories(on connection: PostgresConnection) -> Repositories {
-        Repositories(sheetSettings: PostgresSheetSettingsRepository(connection: connection))
+        Repositories(
+            sheetSettings: PostgresSheetSettingsRepository(connection: connection),
+            webhooks: PostgresWebhookRepository(connection: connection)
+        )
     }
 }

@@ -1,15 +1,15 @@
 import Synchronization
 
 /// Keys whose answer is decided but could not be written while PostgreSQL was unreachable
-/// (``IdempotencyStore/settle(_:_:)``), by account and key. Whoever takes a settlement runs it:
+/// (``IdempotencyService/settle(_:_:)``), by account and key. Whoever takes a settlement runs it:
 /// the background retry, or a retry of the request arriving first, which must not see the key
 /// still reserved once the database is back.
 final class PendingSettlements: Sendable {
-    typealias Settlement = @Sendable (IdempotencyStore) async throws -> Void
+    typealias Settlement = @Sendable (IdempotencyService) async throws -> Void
 
     private let settlements = Mutex<[String: Settlement]>([:])
 
-    static func id(of request: IdempotencyStore.Request) -> String {
+    static func id(of request: IdempotentRequest) -> String {
         request.accountID + "\u{0}" + request.caller + "\u{0}" + request.key
     }
 

@@ -31,9 +31,13 @@ extension Database {
 public struct Repositories: Sendable {
     public let sheetSettings: any SheetSettingsRepository
     public let webhooks: any WebhookRepository
+    public let idempotency: any IdempotencyRepository
 
-    public init(sheetSettings: any SheetSettingsRepository, webhooks: any WebhookRepository) {
+    public init(
+        sheetSettings: any SheetSettingsRepository, webhooks: any WebhookRepository, idempotency: any IdempotencyRepository
+    ) {
         self.sheetSettings = sheetSettings
         self.webhooks = webhooks
+        self.idempotency = idempotency
     }
 }

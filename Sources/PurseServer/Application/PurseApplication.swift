@@ -63,7 +63,7 @@ public struct PurseApplication {
         )
         let backgroundDatabase = PostgresDatabase(pool: background)
         let customers = CustomerService(pool: pool, paymentMethods: paymentMethods, caches: caches)
-        let idempotency = IdempotencyStore(pool: pool, masterKey: masterKey)
+        let idempotency = IdempotencyService(database: database, masterKey: masterKey)
         let metrics = PrometheusRegistry()
         let authenticator = Authenticator(pool: pool, caches: caches)
         let api = APIRouter(
@@ -144,7 +144,7 @@ public struct PurseApplication {
             pool,
             background,
             MaintenanceService(
-                idempotency: IdempotencyStore(pool: background, masterKey: masterKey),
+                idempotency: IdempotencyService(database: backgroundDatabase, masterKey: masterKey),
                 ephemeralKeys: EphemeralKeyService(pool: background, lifetime: configuration.ephemeralKeyLifetime, caches: caches),
                 sessions: CustomerSessionService(
                     pool: background, masterKey: masterKey, lifetime: configuration.customerSessionLifetime, caches: caches

@@ -28,7 +28,8 @@ public struct PostgresDatabase: Database {
     static func repositories(on connection: PostgresConnection) -> Repositories {
         Repositories(
             sheetSettings: PostgresSheetSettingsRepository(connection: connection),
-            webhooks: PostgresWebhookRepository(connection: connection)
+            webhooks: PostgresWebhookRepository(connection: connection),
+            idempotency: PostgresIdempotencyRepository(connection: connection)
         )
     }
 }

@@ -30,11 +30,11 @@ struct WebhookDeliveryLockOrderTests {
                 try await connection.query(
                     "INSERT INTO webhook_deliveries (account_id, endpoint_id, event_id) VALUES ('acct_lock', 'we_lock', 'evt_lock')")
             }
-            let store = WebhookDeliveryStore(
-                pool: pool, masterKey: try MasterKey(bytes: Array(0..<32)), retrySchedule: [60], giveUpAfter: 3600,
+            let queue = WebhookDeliveryQueue(
+                database: PostgresDatabase(pool: pool), masterKey: try MasterKey(bytes: Array(0..<32)), retrySchedule: [60], giveUpAfter: 3600,
                 attemptTimeout: .seconds(5)
             )
-            let attempt = try #require(try await store.claim(limit: 1).first)
+            let attempt = try #require(try await queue.claim(limit: 1).first)
 
             // The endpoint's change: its row first, then, once the recording waits behind it, its
             // deliveries. Signals and PostgreSQL's own lock table order the steps, not sleeps.
@@ -46,7 +46,7 @@ struct WebhookDeliveryLockOrderTests {
                 try await connection.query("UPDATE webhook_deliveries SET state = 'failed' WHERE endpoint_id = 'we_lock' AND state = 'pending'")
             }
             await endpointLocked.wait()
-            async let recording: Void = store.record(attempt, outcome: .init(statusCode: nil, failure: .connectionFailed, durationMs: 1))
+            async let recording: Void = queue.record(attempt, outcome: .init(statusCode: nil, failure: .connectionFailed, durationMs: 1))
             try await change
             try await recording
 

@@ -187,8 +187,8 @@ struct WebhookTransportTests {
         )
     }
 
-    static func attempt(_ url: String) -> WebhookDeliveryStore.Attempt {
-        WebhookDeliveryStore.Attempt(
+    static func attempt(_ url: String) -> WebhookDeliveryQueue.Attempt {
+        WebhookDeliveryQueue.Attempt(
             delivery: 1, accountID: "acct_1", endpointID: "we_1", eventID: "evt_1", url: url, secret: "whsec_test",
             body: Array("{}".utf8), previousAttempts: 0, eventCreated: 0
         )

@@ -52,7 +52,7 @@ public protocol EventRepository: Sendable {
     /// Events, newest first.
     func list(_ query: EventQuery, pagination: Pagination) async throws -> Page<StoredEvent>
 
-    /// The events with these ids (of any account: a webhook delivery names its event), in no
-    /// particular order; one read however many.
+    /// The events with these ids (of any account: a webhook delivery names its event) that exist
+    /// and can be read, in no particular order; one read however many.
     func events(ids: [String]) async throws -> [StoredEvent]
 }

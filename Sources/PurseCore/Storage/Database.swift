@@ -33,25 +33,31 @@ public struct Repositories: Sendable {
     public let customerCredentials: any CustomerCredentialRepository
     public let customers: any CustomerRepository
     public let events: any EventRepository
+    public let idempotency: any IdempotencyRepository
     public let paymentMethods: any PaymentMethodRepository
     public let setupIntents: any SetupIntentRepository
     public let sheetSettings: any SheetSettingsRepository
+    public let webhooks: any WebhookRepository
 
     public init(
         accounts: any AccountRepository,
         customerCredentials: any CustomerCredentialRepository,
         customers: any CustomerRepository,
         events: any EventRepository,
+        idempotency: any IdempotencyRepository,
         paymentMethods: any PaymentMethodRepository,
         setupIntents: any SetupIntentRepository,
-        sheetSettings: any SheetSettingsRepository
+        sheetSettings: any SheetSettingsRepository,
+        webhooks: any WebhookRepository
     ) {
         self.accounts = accounts
         self.customerCredentials = customerCredentials
         self.customers = customers
         self.events = events
+        self.idempotency = idempotency
         self.paymentMethods = paymentMethods
         self.setupIntents = setupIntents
         self.sheetSettings = sheetSettings
+        self.webhooks = webhooks
     }
 }

@@ -1,10 +1,9 @@
 import Foundation
-public import Postgres
 public import PurseModels
 
 /// `/v1/webhook_endpoints` (secret key): where events go.
 public struct WebhookEndpointService: Sendable {
-    private let pool: PostgresClient
+    private let database: any Database
     private let secrets: DerivedSecrets
     /// Which endpoint URLs are accepted.
     private let destinations: WebhookDestinations
@@ -17,8 +16,8 @@ public struct WebhookEndpointService: Sendable {
         "setup_intent.canceled",
     ]
 
-    public init(pool: PostgresClient, masterKey: MasterKey, destinations: WebhookDestinations) {
-        self.pool = pool
+    public init(database: any Database, masterKey: MasterKey, destinations: WebhookDestinations) {
+        self.database = database
         self.secrets = DerivedSecrets(masterKey: masterKey)
         self.destinations = destinations
     }
@@ -64,11 +63,6 @@ public struct WebhookEndpointService: Sendable {
         }
     }
 
-    static let columns = "id, created, url, enabled_events, description, metadata, api_version, status"
-    static let list = KeysetList(table: "webhook_endpoints", columns: columns, noun: "webhook endpoint")
-    static let attemptColumns = "id, created, endpoint_id, event_id, status_code, duration_ms, error, next_retry_at"
-    static let attempts = KeysetList(table: "webhook_attempts", columns: attemptColumns, noun: "delivery attempt")
-
     /// Creates an endpoint and shows its signing secret, as Stripe does.
     public func create(_ params: CreateParameters, by caller: Credential) async throws -> WebhookEndpoint {
         let description = try TextRules.limited(params.description, to: 5000, param: "description")
@@ -82,39 +76,21 @@ public struct WebhookEndpointService: Sendable {
         if let version = params.apiVersion, (try? StripeVersion.parse(version)) == nil {
             throw PurseError.invalidParameter("api_version", "Invalid API version: \(version)")
         }
-        try await pool.query(
-            """
-            INSERT INTO webhook_endpoints (id, account_id, created, url, enabled_events, description, metadata, api_version, status)
-            VALUES (\(endpoint.id), \(caller.accountID), \(endpoint.created), \(endpoint.url),
-                    \(PostgresTextArray(endpoint.enabledEvents)), \(endpoint.description), \(StoredJSON.encode(endpoint.metadata)),
-                    \(endpoint.apiVersion), 'enabled')
-            """
-        )
+        try await database.autocommit { [endpoint] in try await $0.webhooks.insertEndpoint(endpoint, account: caller.accountID) }
         endpoint.secret = secrets.webhookSigningSecret(endpoint.id)
         return endpoint
     }
 
     public func retrieve(_ id: String, by caller: Credential) async throws -> WebhookEndpoint {
-        let rows = try await pool.query(
-            "SELECT \(unsafeSQL: Self.columns) FROM webhook_endpoints WHERE id = \(id) AND account_id = \(caller.accountID)"
-        )
-        guard let row = rows.first else { throw PurseError.noSuch("webhook endpoint", id, param: "id") }
-        return try Self.endpoint(row)
+        try await database.autocommit { try await Self.find(id, account: caller.accountID, in: $0) }
     }
 
     public func update(_ id: String, _ params: UpdateParameters, by caller: Credential) async throws -> WebhookEndpoint {
         let url: String?
         if let requested = params.url { url = try await checkedURL(requested) } else { url = nil }
         let events = try params.enabledEvents.map(Self.checkedEvents)
-        return try await pool.withTransaction { connection in
-            let rows = try await connection.query(
-                """
-                SELECT \(unsafeSQL: Self.columns) FROM webhook_endpoints
-                WHERE id = \(id) AND account_id = \(caller.accountID) FOR NO KEY UPDATE
-                """
-            )
-            guard let row = rows.first else { throw PurseError.noSuch("webhook endpoint", id, param: "id") }
-            var endpoint = try Self.endpoint(row)
+        return try await database.transaction { repositories in
+            var endpoint = try await Self.find(id, account: caller.accountID, lock: true, in: repositories)
             if let url { endpoint.url = url }
             if let events { endpoint.enabledEvents = events }
             if let description = params.description {
@@ -122,54 +98,33 @@ public struct WebhookEndpointService: Sendable {
             }
             endpoint.metadata = try MetadataRules.updated(endpoint.metadata, with: params.metadata)
             if let disabled = params.disabled { endpoint.status = disabled ? "disabled" : "enabled" }
-            try await connection.query(
-                """
-                UPDATE webhook_endpoints
-                SET url = \(endpoint.url), enabled_events = \(PostgresTextArray(endpoint.enabledEvents)),
-                    description = \(endpoint.description), metadata = \(StoredJSON.encode(endpoint.metadata)),
-                    status = \(endpoint.status)
-                WHERE id = \(id) AND account_id = \(caller.accountID)
-                """
-            )
+            try await repositories.webhooks.updateEndpoint(endpoint, account: caller.accountID)
             if endpoint.status == "disabled" {
                 // A disabled endpoint hears nothing more, not even what was queued for it.
-                try await connection.query(
-                    "UPDATE webhook_deliveries SET state = 'failed' WHERE endpoint_id = \(id) AND state = 'pending'"
-                )
+                try await repositories.webhooks.dropPendingDeliveries(endpoint: id)
             }
             return endpoint
         }
     }
 
     public func delete(_ id: String, by caller: Credential) async throws -> DeletedObject {
-        let rows = try await pool.query(
-            "DELETE FROM webhook_endpoints WHERE id = \(id) AND account_id = \(caller.accountID) RETURNING id"
-        )
-        guard !rows.isEmpty else { throw PurseError.noSuch("webhook endpoint", id, param: "id") }
+        guard try await database.autocommit({ try await $0.webhooks.deleteEndpoint(id, account: caller.accountID) }) else {
+            throw PurseError.noSuch("webhook endpoint", id, param: "id")
+        }
         return DeletedObject(id: id, object: "webhook_endpoint")
     }
 
     public func list(_ params: ListParameters, by caller: Credential) async throws -> Page<WebhookEndpoint> {
         let pagination = try params.pagination()
-        let filter: PostgresQuery = "account_id = \(caller.accountID)"
-        return try await pool.withConnection { connection in
-            try await Self.list.page(on: connection, where: filter, pagination: pagination, decode: Self.endpoint)
-        }
+        return try await database.autocommit { try await $0.webhooks.listEndpoints(account: caller.accountID, pagination: pagination) }
     }
 
     /// The delivery attempts to an endpoint, newest first.
     public func attempts(_ id: String, _ params: ListParameters, by caller: Credential) async throws -> Page<WebhookDeliveryAttempt> {
         _ = try await retrieve(id, by: caller)
         let pagination = try params.pagination()
-        let filter: PostgresQuery = "account_id = \(caller.accountID) AND endpoint_id = \(id)"
-        return try await pool.withConnection { connection in
-            try await Self.attempts.page(on: connection, where: filter, pagination: pagination) { row in
-                WebhookDeliveryAttempt(
-                    id: try row["id"], created: try row["created"], durationMs: Int(try row["duration_ms", as: Int32.self]),
-                    endpoint: try row["endpoint_id"], error: try row["error"], event: try row["event_id"],
-                    nextRetryAt: try row["next_retry_at"], statusCode: try row["status_code", as: Int32?.self].map(Int.init)
-                )
-            }
+        return try await database.autocommit {
+            try await $0.webhooks.listAttempts(endpoint: id, account: caller.accountID, pagination: pagination)
         }
     }
 
@@ -193,13 +148,12 @@ public struct WebhookEndpointService: Sendable {
         return text
     }
 
-    static func endpoint(_ row: PostgresRow) throws -> WebhookEndpoint {
-        WebhookEndpoint(
-            id: try row["id"], apiVersion: try row["api_version"], created: try row["created"],
-            description: try row["description"],
-            enabledEvents: try row["enabled_events", as: PostgresTextArray.self].elements,
-            metadata: try StoredJSON.decode(Metadata.self, from: try row["metadata"]), secret: nil,
-            status: try row["status"], url: try row["url"]
-        )
+    private static func find(
+        _ id: String, account: String, lock: Bool = false, in repositories: Repositories
+    ) async throws -> WebhookEndpoint {
+        guard let endpoint = try await repositories.webhooks.findEndpoint(id, account: account, lock: lock) else {
+            throw PurseError.noSuch("webhook endpoint", id, param: "id")
+        }
+        return endpoint
     }
 }

@@ -26,7 +26,7 @@ final class APIRouter {
     /// What every request's steps use.
     struct Pipeline: Sendable {
         let authenticator: Authenticator
-        let idempotency: IdempotencyStore
+        let idempotency: IdempotencyService
         let loader: ObjectLoader
         let maxBodySize: Int
         /// Per-key limits, when `--rate-limit` is on.
@@ -139,7 +139,7 @@ extension APIRouter.Pipeline {
         var hashed = Array((request.headers[.contentType] ?? "").utf8)
         hashed.append(0)
         hashed += body.readableBytesView
-        let reservation = IdempotencyStore.Request(
+        let reservation = IdempotentRequest(
             accountID: credential.accountID, caller: credential.idempotencyScope, key: idempotencyKey,
             method: request.method.rawValue, path: request.uri.path, parameters: hashed
         )

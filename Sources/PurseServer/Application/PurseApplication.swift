@@ -59,8 +59,9 @@ public struct PurseApplication {
         let background = PostgresClient(
             configuration: backgroundSettings, options: .init(maxConnections: 2, checkoutTimeout: pool.options.checkoutTimeout)
         )
+        let backgroundDatabase = PostgresDatabase(pool: background)
         let customers = CustomerService(database: database, paymentMethods: paymentMethods, caches: caches)
-        let idempotency = IdempotencyStore(pool: pool, masterKey: masterKey)
+        let idempotency = IdempotencyService(database: database, masterKey: masterKey)
         // This application's metrics, served at `GET /metrics`. Each application has its own, so
         // servers sharing a process (the tests) never mix their figures; none is installed as
         // swift-metrics' global factory.
@@ -82,11 +83,11 @@ public struct PurseApplication {
         let health = HealthController(health: try DatabaseHealth(pool: pool))
         api.raw(.get, "/healthz", health.healthz)
         api.raw(.get, "/readyz", health.readyz)
-        let deliveryStore = WebhookDeliveryStore(
-            pool: background, masterKey: masterKey, retrySchedule: configuration.webhooks.retrySchedule,
+        let deliveryQueue = WebhookDeliveryQueue(
+            database: backgroundDatabase, masterKey: masterKey, retrySchedule: configuration.webhooks.retrySchedule,
             giveUpAfter: configuration.webhooks.giveUpAfter, attemptTimeout: configuration.webhooks.timeout
         )
-        let backlog = SharedRead { try await deliveryStore.backlog() }
+        let backlog = SharedRead { try await deliveryQueue.backlog() }
         api.raw(.get, "/metrics", MetricsController(registry: metrics, pool: pool, backlog: backlog, caches: caches).metrics)
         OpenAPIController.register(on: api)
         CustomersController(customers: customers).register(on: api)
@@ -120,10 +121,10 @@ public struct PurseApplication {
             resolver: webhookNetwork.resolver
         )
         WebhookEndpointsController(
-            endpoints: WebhookEndpointService(pool: pool, masterKey: masterKey, destinations: destinations)
+            endpoints: WebhookEndpointService(database: database, masterKey: masterKey, destinations: destinations)
         ).register(on: api)
         let delivery = WebhookDeliveryService(
-            store: deliveryStore,
+            queue: deliveryQueue,
             transport: WebhookTransport(
                 timeout: configuration.webhooks.timeout, destinations: destinations,
                 client: WebhookHTTPClient(trustRoots: webhookNetwork.trustRoots)
@@ -143,15 +144,15 @@ public struct PurseApplication {
             pool,
             background,
             MaintenanceService(
-                idempotency: IdempotencyStore(pool: background, masterKey: masterKey),
+                idempotency: IdempotencyService(database: backgroundDatabase, masterKey: masterKey),
                 ephemeralKeys: EphemeralKeyService(
-                    database: PostgresDatabase(pool: background), lifetime: configuration.ephemeralKeyLifetime, caches: caches),
+                    database: backgroundDatabase, lifetime: configuration.ephemeralKeyLifetime, caches: caches),
                 sessions: CustomerSessionService(
-                    database: PostgresDatabase(pool: background), masterKey: masterKey, lifetime: configuration.customerSessionLifetime,
+                    database: backgroundDatabase, masterKey: masterKey, lifetime: configuration.customerSessionLifetime,
                     caches: caches
                 ),
                 setupIntents: SetupIntentService(
-                    database: PostgresDatabase(pool: background), processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
+                    database: backgroundDatabase, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
                 ),
                 logger: logger
             ),

@@ -20,7 +20,7 @@ struct MetricsController {
     let registry: PrometheusCollectorRegistry
     let pool: PostgresClient
     /// The webhook queue's figures, one read shared by the scrapes that arrive while it runs.
-    let backlog: SharedRead<WebhookDeliveryStore.Backlog>
+    let backlog: SharedRead<WebhookBacklog>
     let caches: ChangeCaches
 
     @Sendable func metrics(_: Request, _ context: PurseRequestContext) async -> Response {
@@ -75,7 +75,7 @@ struct MetricsController {
         ).increment(by: Int64(pool.timeouts))
     }
 
-    static func record(_ backlog: WebhookDeliveryStore.Backlog, into registry: PrometheusCollectorRegistry) {
+    static func record(_ backlog: WebhookBacklog, into registry: PrometheusCollectorRegistry) {
         registry.makeGauge(
             descriptor: .init("purse_webhook_deliveries_pending", help: "Webhook deliveries not yet made (every account in the database).")
         ).set(Int64(backlog.pending))

@@ -5,7 +5,7 @@ import ServiceLifecycle
 /// Periodic housekeeping inside `purse serve`: forgets idempotency keys past their 24 hours,
 /// deletes long-expired ephemeral keys and customer sessions, and cancels setup intents abandoned for a day.
 struct MaintenanceService: Service {
-    let idempotency: IdempotencyStore
+    let idempotency: IdempotencyService
     let ephemeralKeys: EphemeralKeyService
     let sessions: CustomerSessionService
     let setupIntents: SetupIntentService

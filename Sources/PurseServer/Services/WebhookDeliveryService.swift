@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// outcome and the next retry. Pending deliveries survive a restart because they live in
 /// PostgreSQL; delivery is at least once.
 struct WebhookDeliveryService: Service {
-    let store: WebhookDeliveryStore
+    let queue: WebhookDeliveryQueue
     let transport: WebhookTransport
     let logger: Logger
     /// How often to look for due deliveries when there is nothing to send.
@@ -57,16 +57,16 @@ struct WebhookDeliveryService: Service {
         }
     }
 
-    private func claim(limit: Int) async -> [WebhookDeliveryStore.Attempt] {
+    private func claim(limit: Int) async -> [WebhookDeliveryQueue.Attempt] {
         do {
-            return try await store.claim(limit: limit)
+            return try await queue.claim(limit: limit)
         } catch {
             logger.warning("Could not claim webhook deliveries; retrying", metadata: ["error": "\(error)"])
             return []
         }
     }
 
-    private func deliver(_ attempt: WebhookDeliveryStore.Attempt) async {
+    private func deliver(_ attempt: WebhookDeliveryQueue.Attempt) async {
         let outcome = await transport.send(attempt)
         var metadata: Logger.Metadata = [
             "event": .string(attempt.eventID), "endpoint": .string(attempt.endpointID),
@@ -77,7 +77,7 @@ struct WebhookDeliveryService: Service {
         if let detail = outcome.detail { metadata["detail"] = .string(detail) }
         logger.info("webhook attempt", metadata: metadata)
         do {
-            try await store.record(attempt, outcome: outcome)
+            try await queue.record(attempt, outcome: outcome)
         } catch {
             // The claim expires and another attempt follows: at least once.
             logger.warning("Could not record a webhook attempt", metadata: ["error": "\(error)"])

@@ -19,9 +19,9 @@ struct WebhookTransport: Sendable {
         self.client = client
     }
 
-    func send(_ attempt: WebhookDeliveryStore.Attempt, at time: Int = Clock.now) async -> WebhookDeliveryStore.Outcome {
+    func send(_ attempt: WebhookDeliveryQueue.Attempt, at time: Int = Clock.now) async -> WebhookDeliveryQueue.Outcome {
         let started = ContinuousClock.now
-        func failed(_ failure: WebhookFailure, _ detail: String) -> WebhookDeliveryStore.Outcome {
+        func failed(_ failure: WebhookFailure, _ detail: String) -> WebhookDeliveryQueue.Outcome {
             .init(statusCode: nil, failure: failure, durationMs: Self.milliseconds(since: started), detail: detail)
         }
 
@@ -64,7 +64,7 @@ struct WebhookTransport: Sendable {
         }
     }
 
-    private func request(for attempt: WebhookDeliveryStore.Attempt, to target: WebhookTarget, at time: Int) -> WebhookHTTPClient.Request {
+    private func request(for attempt: WebhookDeliveryQueue.Attempt, to target: WebhookTarget, at time: Int) -> WebhookHTTPClient.Request {
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: target.authority)
         headers.add(name: "User-Agent", value: "Purse/1.0 (+webhooks)")

@@ -31,9 +31,11 @@ public struct PostgresDatabase: Database {
             customerCredentials: PostgresCustomerCredentialRepository(connection: connection),
             customers: PostgresCustomerRepository(connection: connection),
             events: PostgresEventRepository(connection: connection),
+            idempotency: PostgresIdempotencyRepository(connection: connection),
             paymentMethods: PostgresPaymentMethodRepository(connection: connection),
             setupIntents: PostgresSetupIntentRepository(connection: connection),
-            sheetSettings: PostgresSheetSettingsRepository(connection: connection)
+            sheetSettings: PostgresSheetSettingsRepository(connection: connection),
+            webhooks: PostgresWebhookRepository(connection: connection)
         )
     }
 }

@@ -61,9 +61,11 @@ struct PostgresEventRepository: EventRepository {
     }
 
     func events(ids: [String]) async throws -> [StoredEvent] {
-        try await connection.query(
+        let rows = try await connection.query(
             "SELECT \(unsafeSQL: Self.list.columns) FROM events WHERE id = ANY(\(PostgresTextArray(ids)))"
-        ).map(Self.event)
+        )
+        // A row that cannot be read is left out, as one that does not exist.
+        return rows.compactMap { try? Self.event($0) }
     }
 
     private static func event(_ row: PostgresRow) throws -> StoredEvent {

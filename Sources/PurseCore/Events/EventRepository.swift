@@ -1,5 +1,3 @@
-public import PurseModels
-
 /// An event as stored, with the count of its webhook deliveries still pending.
 public struct StoredEvent: Sendable, Equatable {
     public let event: NewEvent

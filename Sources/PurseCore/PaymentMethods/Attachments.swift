@@ -1,4 +1,4 @@
-public import PurseModels
+import PurseModels
 
 /// Attaching payment methods to customers: which methods may be attached, the limit per customer,
 /// and the processor's check before it.

@@ -84,7 +84,12 @@ struct PostgresPaymentMethodRepository: PaymentMethodRepository {
 
     func passes(_ id: String, account: String, filter: CustomerSheetSettings.SavedPaymentMethodFilter, now: Int) async throws -> Bool {
         let rows = try await connection.query(
-            "SELECT \(filter.condition(now: now)) AS visible FROM payment_methods WHERE id = \(id) AND account_id = \(account)"
+            // A condition on a column the method leaves NULL (a card without a country under a
+            // countries filter) is NULL, which a WHERE treats as false: so does this.
+            """
+            SELECT coalesce(\(filter.condition(now: now)), false) AS visible
+            FROM payment_methods WHERE id = \(id) AND account_id = \(account)
+            """
         )
         return try rows.first?["visible", as: Bool.self] ?? false
     }

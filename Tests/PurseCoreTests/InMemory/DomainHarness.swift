@@ -1,4 +1,3 @@
-import Postgres
 import PurseModels
 import Testing
 
@@ -19,6 +18,11 @@ struct DomainHarness {
     let selection: SelectedOptionService
     let setupIntents: SetupIntentService
     let events: EventService
+    let accounts: AccountService
+    let ephemeralKeys: EphemeralKeyService
+    let idempotency: IdempotencyService
+    /// Retries after 60 s, then every 300 s, for up to 3 days.
+    let webhookQueue: WebhookDeliveryQueue
 
     /// The account's secret key.
     var secret: Credential { Credential(kind: .secret, accountID: account, sourceID: "sk_inmemory") }
@@ -28,14 +32,18 @@ struct DomainHarness {
         let processor = TestProcessor()
         sheetSettings = SheetSettingsService(database: database, caches: caches)
         paymentMethods = PaymentMethodService(database: database, processor: processor, masterKey: masterKey, caches: caches)
-        // Never connected: only delete and revokeCredentials reach the pool, and no test calls them.
-        let nowhere = PostgresClient(configuration: PostgresConfiguration(host: "127.0.0.1", port: 1, user: "none", database: "none"))
-        customers = CustomerService(database: database, pool: nowhere, paymentMethods: paymentMethods, caches: caches)
+        customers = CustomerService(database: database, paymentMethods: paymentMethods, caches: caches)
         selection = SelectedOptionService(database: database)
         setupIntents = SetupIntentService(
             database: database, processor: processor, masterKey: masterKey, publicURL: PublicURL("http://purse.test"), caches: caches
         )
         events = EventService(database: database, masterKey: masterKey)
+        accounts = AccountService(database: database)
+        ephemeralKeys = EphemeralKeyService(database: database, lifetime: 3600, caches: caches)
+        idempotency = IdempotencyService(database: database, masterKey: masterKey)
+        webhookQueue = WebhookDeliveryQueue(
+            database: database, masterKey: masterKey, retrySchedule: [60, 300], giveUpAfter: 3 * 86_400, attemptTimeout: .seconds(5)
+        )
     }
 
     /// An account as `accounts create` leaves it: with its default sheet settings.

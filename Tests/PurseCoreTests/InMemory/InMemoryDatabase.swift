@@ -10,7 +10,9 @@ import PurseModels
 /// rows exactly as they were; ``autocommit(_:)`` keeps each write as it is made. The constraints a
 /// service could break are checked as PostgreSQL checks them: a customer's default must be
 /// attached to it (at commit), a selected method needs a default, one default settings per
-/// account, and the foreign keys of setup intents and payment methods.
+/// account, the foreign keys of setup intents, payment methods, credentials and webhook
+/// attempts, and the unique keys of accounts and API keys. Foreign keys to `accounts` are not
+/// checked: the harness's account has no row.
 actor InMemoryDatabase: Database {
     private var state = InMemoryState()
     /// The unit of work running, and those waiting for it to finish.
@@ -58,9 +60,13 @@ actor InMemoryDatabase: Database {
 
     private nonisolated var repositories: Repositories {
         Repositories(
+            accounts: InMemoryAccountRepository(database: self),
+            customerCredentials: InMemoryCustomerCredentialRepository(database: self),
             customers: InMemoryCustomerRepository(database: self), events: InMemoryEventRepository(database: self),
+            idempotency: InMemoryIdempotencyRepository(database: self),
             paymentMethods: InMemoryPaymentMethodRepository(database: self),
-            setupIntents: InMemorySetupIntentRepository(database: self), sheetSettings: InMemorySheetSettingsRepository(database: self)
+            setupIntents: InMemorySetupIntentRepository(database: self), sheetSettings: InMemorySheetSettingsRepository(database: self),
+            webhooks: InMemoryWebhookRepository(database: self)
         )
     }
 
@@ -129,6 +135,15 @@ struct InMemoryDatabaseError: Error, Equatable, CustomStringConvertible {
 
 /// The tables, as the repositories see them.
 struct InMemoryState: Sendable {
+    var accounts: [String: AccountRow] = [:]
+    var apiKeys: [String: APIKeyRow] = [:]
+    var ephemeralKeys: [String: EphemeralKeyRow] = [:]
+    var customerSessions: [String: CustomerSessionRow] = [:]
+    var idempotencyKeys: [IdempotencyKeyID: IdempotencyKeyRow] = [:]
+    var webhookEndpoints: [String: WebhookEndpointRow] = [:]
+    /// By `seq`, the delivery's id.
+    var webhookDeliveries: [Int: WebhookDeliveryRow] = [:]
+    var webhookAttempts: [String: WebhookAttemptRow] = [:]
     var customers: [String: CustomerRow] = [:]
     var paymentMethods: [String: PaymentMethodRow] = [:]
     var setupIntents: [String: SetupIntentRow] = [:]

@@ -2,17 +2,21 @@ import PurseModels
 
 @testable import PurseCore
 
-/// A row of `events`. No webhook endpoints live in memory, so no event has pending deliveries.
+/// A row of `events`.
 struct EventRow: KeysetRow {
     var event: NewEvent
     let seq: Int
 
     var id: String { event.id }
     var created: Int { event.created }
-    var stored: StoredEvent { StoredEvent(event: event, pendingWebhooks: 0) }
+
+    /// The event as a read builds it, with its deliveries still pending.
+    func stored(in state: InMemoryState) -> StoredEvent {
+        StoredEvent(event: event, pendingWebhooks: state.pendingWebhooks(of: event.id))
+    }
 }
 
-/// ``EventRepository`` on ``InMemoryDatabase``.
+/// ``EventRepository`` on ``InMemoryDatabase``, with the `webhook_deliveries` each event starts.
 struct InMemoryEventRepository: EventRepository {
     let database: InMemoryDatabase
 
@@ -20,13 +24,15 @@ struct InMemoryEventRepository: EventRepository {
         try await database.write { state in
             guard state.events[event.id] == nil else { throw InMemoryDatabaseError.constraint("events_pkey") }
             state.events[event.id] = EventRow(event: event, seq: state.nextSeq())
+            // The same statement starts its deliveries.
+            state.startDeliveries(of: event)
         }
     }
 
     func find(_ id: String, account: String) async throws -> StoredEvent? {
         await database.read { state in
             guard let row = state.events[id], row.event.account == account else { return nil }
-            return row.stored
+            return row.stored(in: state)
         }
     }
 
@@ -38,12 +44,12 @@ struct InMemoryEventRepository: EventRepository {
                     row.event.account == query.account && (query.created?.contains(row.created) ?? true)
                         && (query.types?.matches(row.event.type) ?? true)
                 },
-                pagination: pagination, noun: "event", decode: \.stored
+                pagination: pagination, noun: "event", decode: { $0.stored(in: state) }
             )
         }
     }
 
     func events(ids: [String]) async throws -> [StoredEvent] {
-        await database.read { state in ids.compactMap { state.events[$0]?.stored } }
+        await database.read { state in ids.compactMap { state.events[$0]?.stored(in: state) } }
     }
 }

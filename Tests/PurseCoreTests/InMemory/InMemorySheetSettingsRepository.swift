@@ -56,6 +56,11 @@ struct InMemorySheetSettingsRepository: SheetSettingsRepository {
             for (intentID, row) in state.setupIntents where row.stored.intent.customerSheetSettings == id {
                 state.setupIntents[intentID]?.stored.intent.customerSheetSettings = nil
             }
+            // And credentials bound to them, likewise.
+            for (keyID, row) in state.ephemeralKeys where row.sheetSettings == id { state.ephemeralKeys[keyID]?.sheetSettings = nil }
+            for (sessionID, row) in state.customerSessions where row.session.customerSheetSettings == id {
+                state.customerSessions[sessionID]?.session.customerSheetSettings = nil
+            }
         }
     }
 

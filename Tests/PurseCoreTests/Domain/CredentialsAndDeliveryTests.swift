@@ -102,12 +102,18 @@ struct CredentialsAndDeliveryTests {
                 accountID: purse.account, caller: "account", key: "order-1", method: "POST", path: "/v1/customers", parameters: Array(body.utf8)
             )
         }
-        guard case .proceed = try await purse.idempotency.reserve(request("a=1")) else { Issue.record("not claimed"); return }
+        guard case .proceed = try await purse.idempotency.reserve(request("a=1")) else {
+            Issue.record("not claimed")
+            return
+        }
         let busy = await #expect(throws: PurseError.self) { _ = try await purse.idempotency.reserve(request("a=1")) }
         #expect(busy?.code == "idempotency_key_in_use")
         // Its server died: once the lease runs out, a retry takes it over.
         await purse.database.advanceClock(by: 61)
-        guard case .proceed = try await purse.idempotency.reserve(request("a=1")) else { Issue.record("not taken over"); return }
+        guard case .proceed = try await purse.idempotency.reserve(request("a=1")) else {
+            Issue.record("not taken over")
+            return
+        }
         try await purse.idempotency.complete(request("a=1"), status: 200, body: Array("{\"id\":1}".utf8))
         guard case .replay(let status, let body) = try await purse.idempotency.reserve(request("a=1")) else {
             Issue.record("not replayed")
@@ -157,7 +163,8 @@ struct CredentialsAndDeliveryTests {
         #expect((backlog.pending, backlog.due, backlog.failed) == (0, 0, 0))
 
         let attempts = try await purse.database.autocommit {
-            try await $0.webhooks.listAttempts(endpoint: endpoint.id, account: account, pagination: try Pagination(limit: 10, startingAfter: nil, endingBefore: nil))
+            try await $0.webhooks.listAttempts(
+                endpoint: endpoint.id, account: account, pagination: try Pagination(limit: 10, startingAfter: nil, endingBefore: nil))
         }
         #expect(attempts.data.map(\.statusCode) == [200, 500])
         #expect(attempts.data.last?.nextRetryAt == time + 60)

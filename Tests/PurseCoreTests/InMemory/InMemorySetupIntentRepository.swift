@@ -1,0 +1,123 @@
+import PurseModels
+
+@testable import PurseCore
+
+/// A row of `setup_intents`, with `updated_at` (the database clock's seconds) that the sweep of
+/// abandoned intents judges by.
+struct SetupIntentRow: KeysetRow {
+    var stored: StoredSetupIntent
+    var updatedAt: Int
+    let seq: Int
+
+    var id: String { stored.intent.id }
+    var created: Int { stored.intent.created }
+
+    /// The intent as a read builds it: only what has a column.
+    var read: StoredSetupIntent {
+        let old = stored.intent
+        var intent = SetupIntent(
+            id: old.id, created: old.created, customer: old.customer, description: old.description, metadata: old.metadata,
+            paymentMethod: old.paymentMethod, paymentMethodTypes: old.paymentMethodTypes, status: old.status, usage: old.usage
+        )
+        intent.cancellationReason = old.cancellationReason
+        intent.customerSheetSettings = old.customerSheetSettings
+        intent.lastSetupError = old.lastSetupError
+        intent.mandate = stored.mandate?["id"]?.stringValue
+        return StoredSetupIntent(
+            intent: intent, accountID: stored.accountID, attempt: stored.attempt, returnURL: stored.returnURL,
+            confirmedByClient: stored.confirmedByClient, mandate: stored.mandate
+        )
+    }
+}
+
+/// ``SetupIntentRepository`` on ``InMemoryDatabase``.
+struct InMemorySetupIntentRepository: SetupIntentRepository {
+    let database: InMemoryDatabase
+
+    func insert(_ stored: StoredSetupIntent) async throws {
+        try await database.write { state in
+            let intent = stored.intent
+            guard state.setupIntents[intent.id] == nil else { throw InMemoryDatabaseError.constraint("setup_intents_pkey") }
+            try Self.checkReferences(intent, in: state)
+            if let settings = intent.customerSheetSettings, state.sheetSettings[settings] == nil {
+                throw InMemoryDatabaseError.constraint("setup_intents_sheet_settings_id_fkey")
+            }
+            // What the INSERT leaves out takes the columns' defaults.
+            var inserted = StoredSetupIntent(intent: intent, accountID: stored.accountID, returnURL: stored.returnURL)
+            inserted.intent.cancellationReason = nil
+            inserted.intent.lastSetupError = nil
+            inserted.intent.mandate = nil
+            state.setupIntents[intent.id] = SetupIntentRow(stored: inserted, updatedAt: state.now, seq: state.nextSeq())
+        }
+    }
+
+    func find(_ id: String, account: String?, lock: Bool) async throws -> StoredSetupIntent? {
+        await database.read { state in
+            guard let row = state.setupIntents[id], account == nil || row.stored.accountID == account else { return nil }
+            return row.read
+        }
+    }
+
+    func update(_ stored: StoredSetupIntent) async throws {
+        try await database.write { state in
+            let new = stored.intent
+            guard var row = state.setupIntents[new.id], row.stored.accountID == stored.accountID else { return }
+            try Self.checkReferences(new, in: state)
+            row.stored.intent.customer = new.customer
+            row.stored.intent.status = new.status
+            row.stored.intent.paymentMethodTypes = new.paymentMethodTypes
+            row.stored.intent.paymentMethod = new.paymentMethod
+            row.stored.intent.description = new.description
+            row.stored.intent.metadata = new.metadata
+            row.stored.returnURL = stored.returnURL
+            row.stored.intent.cancellationReason = new.cancellationReason
+            row.stored.intent.lastSetupError = new.lastSetupError
+            row.stored.mandate = stored.mandate
+            row.stored.attempt = stored.attempt
+            row.stored.confirmedByClient = stored.confirmedByClient
+            row.updatedAt = state.now
+            state.setupIntents[new.id] = row
+        }
+    }
+
+    func list(_ query: SetupIntentQuery, pagination: Pagination) async throws -> Page<StoredSetupIntent> {
+        try await database.read { state in
+            try InMemoryKeysetList.page(
+                state.setupIntents.values,
+                where: { row in
+                    let intent = row.stored.intent
+                    return row.stored.accountID == query.account && (query.customer == nil || intent.customer == query.customer)
+                        && (query.paymentMethod == nil || intent.paymentMethod == query.paymentMethod)
+                        && (query.created?.contains(row.created) ?? true)
+                },
+                pagination: pagination, noun: "setup intent", decode: \.read
+            )
+        }
+    }
+
+    func cancelAbandoned(idleSeconds: Int) async throws -> [StoredSetupIntent] {
+        try await database.write { state in
+            let now = state.now
+            var canceled: [StoredSetupIntent] = []
+            for (id, var row) in state.setupIntents
+            where [.requiresPaymentMethod, .requiresAction].contains(row.stored.intent.status) && row.updatedAt < now - idleSeconds {
+                row.stored.intent.status = .canceled
+                row.stored.intent.cancellationReason = "abandoned"
+                row.updatedAt = now
+                state.setupIntents[id] = row
+                canceled.append(row.read)
+            }
+            return canceled
+        }
+    }
+
+    /// The foreign keys of `customer_id` and `payment_method_id`.
+    private static func checkReferences(_ intent: SetupIntent, in state: InMemoryState) throws {
+        if let customer = intent.customer, state.customers[customer] == nil {
+            throw InMemoryDatabaseError.constraint("setup_intents_customer_id_fkey")
+        }
+        if let method = intent.paymentMethod, state.paymentMethods[method] == nil {
+            throw InMemoryDatabaseError.constraint("setup_intents_payment_method_id_fkey")
+        }
+    }
+}

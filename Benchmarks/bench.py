@@ -7,6 +7,10 @@ and a peer (localstripe), with peak memory. Loopback only, bounded in time.
     python3 Benchmarks/bench.py scale          # list/retrieve latency at 10k, 100k, 1M customers
     python3 Benchmarks/bench.py compare --baseline OTHER/purse   # two builds side by side, alternating
 
+With PURSE_BENCH_PERF=FOLDER set, `compare` also records each measured window of each build with
+`perf record -g` into FOLDER (one file per workload, build and round), to see where a difference
+goes: `perf report -i FOLDER/FILE --no-children`.
+
 scripts/bench builds the release binaries first and is the command to use. Figures go to
 Benchmarks/results.md (the table) and Benchmarks/results.json (everything measured).
 """
@@ -376,10 +380,11 @@ def purse_workloads(rows, attach_rows, confirm_rows):
 
 
 def run_load(base, workload, folder, connections=CONNECTIONS, warmup=WARMUP, duration=DURATION, operations=None,
-             cpu_of=None):
+             cpu_of=None, profile=None):
     """Runs `purse-load` and returns its report. With `cpu_of` (a name for each process group, and
     a function giving the CPU seconds it has used), the report also gives each group's CPU per
-    operation over the measured seconds, the load generator's own as "load"."""
+    operation over the measured seconds, the load generator's own as "load". With `profile` (a
+    process id and a file), that process is recorded by `perf` over the measured seconds."""
     spec = folder / f"{workload['name']}.json"
     spec.write_text(json.dumps({key: workload[key] for key in ("name", "steps", "rows")}))
     report = folder / f"{workload['name']}.report.json"
@@ -394,7 +399,14 @@ def run_load(base, workload, folder, connections=CONNECTIONS, warmup=WARMUP, dur
         clocks = dict(cpu_of, load=lambda: cpu_seconds([load.pid]))
         time.sleep(warmup)
         before = {name: clock() for name, clock in clocks.items()}
+        recorder = None
+        if profile is not None:
+            pid, output = profile
+            recorder = subprocess.Popen(["perf", "record", "-F", "999", "-g", "-o", str(output), "-p", str(pid), "--",
+                                         "sleep", str(duration)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(duration)
+        if recorder is not None:
+            recorder.wait()
         spent = {name: clock() - before[name] for name, clock in clocks.items()}
     if load.wait() != 0:
         raise SystemExit(f"{workload['name']}: purse-load failed")
@@ -725,8 +737,13 @@ def command_compare(arguments):
                     settle(cluster)
                     purse.start()
                     try:
+                        profile = None
+                        if os.environ.get("PURSE_BENCH_PERF"):
+                            output = pathlib.Path(os.environ["PURSE_BENCH_PERF"]) / f"{workload['name']}-{name}-{number + 1}.data"
+                            profile = (purse.process.pid, output)
                         report = run_load(purse.base, measured, folder, cpu_of={
-                            "purse": lambda: cpu_seconds([purse.process.pid]), "postgres": cluster.cpu_seconds})
+                            "purse": lambda: cpu_seconds([purse.process.pid]), "postgres": cluster.cpu_seconds},
+                            profile=profile)
                     finally:
                         purse.stop()
                     cpu = report["cpu_us_per_operation"]

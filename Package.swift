@@ -46,11 +46,14 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
+        // epoll and eventfd for the driver's reactor on Linux (Glibc does not export them).
+        .systemLibrary(name: "CEpoll"),
         // Our libpq layer: connections, the pool, $n-bound queries, typed rows, the migrator.
         .target(
             name: "Postgres",
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "CEpoll",
                 "CLibPQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

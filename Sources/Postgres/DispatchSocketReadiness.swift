@@ -3,22 +3,15 @@ import Foundation
 import NIOConcurrencyHelpers
 import Synchronization
 
-/// Waits for a connection's socket to become readable or writable without a thread of its own:
-/// a Dispatch read source and write source (epoll on Linux, kqueue on Apple platforms) resume
-/// the waiting task. One serial queue serves every connection's sources, as one reactor thread
-/// would: a handler only resumes a continuation.
+/// Waits for a connection's socket through a Dispatch read source and write source (kqueue on
+/// Apple platforms), which resume the waiting task: the mechanism there (see ``SocketWaiting``).
+/// One serial queue serves every connection's sources, as one reactor thread would: a handler
+/// only resumes a continuation.
 ///
 /// The sources watch a duplicate of libpq's descriptor, which they own and close in their
 /// cancellation handler. libpq may then close its own descriptor whenever it likes (a lost
 /// connection, `PQfinish`) without ever leaving a source watching a closed or reused number.
-final class SocketReadiness: Sendable {
-    /// What a wait ended with.
-    enum Outcome: Sendable, Equatable {
-        case readable
-        case writable
-        case timedOut
-    }
-
+final class DispatchSocketReadiness: SocketWaiting {
     /// The queue every source's handler runs on.
     static let queue = DispatchQueue(label: "purse.postgres.readiness")
 
@@ -30,7 +23,7 @@ final class SocketReadiness: Sendable {
     private let state: NIOLockedValueBox<State>
 
     private struct State {
-        var waiter: CheckedContinuation<Outcome, any Error>?
+        var waiter: CheckedContinuation<SocketReadinessOutcome, any Error>?
         /// A source is resumed (watching) only while a wait wants it.
         var readArmed = false
         var writeArmed = false
@@ -39,7 +32,6 @@ final class SocketReadiness: Sendable {
         var generation: UInt64 = 0
     }
 
-    /// Watches a duplicate of `socket`; nil when the system refuses one.
     init?(socket: Int32) {
         let descriptor = dup(socket)
         guard descriptor >= 0 else { return nil }
@@ -66,9 +58,7 @@ final class SocketReadiness: Sendable {
         stop()
     }
 
-    /// Waits until the socket is readable (or writable, when `writable` is set), or `timeout`
-    /// has passed. Only one wait at a time: the connection's actor makes sure of that.
-    func wait(readable: Bool = true, writable: Bool = false, timeout: Duration? = nil) async throws -> Outcome {
+    func wait(readable: Bool = true, writable: Bool = false, timeout: Duration? = nil) async throws -> SocketReadinessOutcome {
         try await withCheckedThrowingContinuation { continuation in
             let generation = state.withLockedValue { state -> UInt64? in
                 guard !state.closed else { return nil }
@@ -97,9 +87,8 @@ final class SocketReadiness: Sendable {
         }
     }
 
-    /// Stops watching; a wait in progress fails. Safe to call more than once.
     func stop() {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<Outcome, any Error>? in
+        let waiter = state.withLockedValue { state -> CheckedContinuation<SocketReadinessOutcome, any Error>? in
             guard !state.closed else { return nil }
             state.closed = true
             // A suspended source delivers its cancellation only once resumed.
@@ -115,8 +104,8 @@ final class SocketReadiness: Sendable {
         waiter?.resume(throwing: PGError(.connectionFailed, message: "The connection is closed"))
     }
 
-    private func fired(_ outcome: Outcome) {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<Outcome, any Error>? in
+    private func fired(_ outcome: SocketReadinessOutcome) {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<SocketReadinessOutcome, any Error>? in
             guard !state.closed else { return nil }
             disarm(&state)
             defer { state.waiter = nil }
@@ -125,8 +114,8 @@ final class SocketReadiness: Sendable {
         waiter?.resume(returning: outcome)
     }
 
-    private func end(generation: UInt64, with outcome: Outcome) {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<Outcome, any Error>? in
+    private func end(generation: UInt64, with outcome: SocketReadinessOutcome) {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<SocketReadinessOutcome, any Error>? in
             guard !state.closed, state.generation == generation, state.waiter != nil else { return nil }
             disarm(&state)
             defer { state.waiter = nil }

@@ -82,11 +82,16 @@ public actor PostgresConnection {
     /// idle connection is saying goodbye (a restart, an administrator's termination); checking
     /// for that costs one `poll` and no round trip.
     public var isUsable: Bool {
-        guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE,
-            queued.isEmpty, !beginPending
-        else { return false }
+        guard isIdle, let handle else { return false }
         var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
         return poll(&descriptor, 1, 0) == 0 && purse_tls_read_pending(handle) == 0
+    }
+
+    /// ``isUsable`` without asking the socket: what a connection going back to the pool needs,
+    /// as the next caller's lease asks the socket anyway.
+    private var isIdle: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE && queued.isEmpty && !beginPending
     }
 
     /// Whether a transaction block is open (idle in it, or failed in it).
@@ -167,7 +172,7 @@ public actor PostgresConnection {
     public func rollBackOpenTransaction() async -> Bool {
         beginPending = false  // nothing was sent: there is no block to roll back
         queued.removeAll()
-        guard isInTransaction else { return isUsable }
+        guard isInTransaction else { return isIdle }
         guard let handle else { return false }
         guard let result = await simpleExchange("ROLLBACK", on: handle) else { return false }
         defer { PQclear(result) }
@@ -203,7 +208,6 @@ public actor PostgresConnection {
         try await flush(handle, until: deadline)
         var failure: PGError?
         while true {
-            try Self.consumeInput(handle)
             while PQisBusy(handle) == 0 {
                 guard let result = PQgetResult(handle) else {
                     if let failure { throw failure }
@@ -214,11 +218,13 @@ public actor PostgresConnection {
                 }
                 PQclear(result)
             }
-            if purse_tls_read_pending(handle) == 1 { continue }
-            let left = deadline - .now
-            guard left > .zero, try await readiness.wait(timeout: left) == .readable else {
-                throw PGError(.connectionFailed, message: "PostgreSQL did not answer within \(timeout)")
+            if purse_tls_read_pending(handle) == 0 {
+                let left = deadline - .now
+                guard left > .zero, try await readiness.wait(timeout: left) == .readable else {
+                    throw PGError(.connectionFailed, message: "PostgreSQL did not answer within \(timeout)")
+                }
             }
+            try Self.consumeInput(handle)
         }
     }
 
@@ -303,7 +309,6 @@ public actor PostgresConnection {
         var results: [OpaquePointer] = []
         var ends = 0
         reading: while true {
-            guard PQconsumeInput(handle) == 1 else { break }
             while PQisBusy(handle) == 0 {
                 guard let result = PQgetResult(handle) else {
                     ends += 1
@@ -316,10 +321,13 @@ public actor PostgresConnection {
                 }
                 results.append(result)
             }
+            // Waited for before reading: right after the send the answer is never there yet.
             // Over TLS, what libpq has not read may already sit decrypted in OpenSSL, where the
             // socket will never report it: read on instead of waiting.
-            if purse_tls_read_pending(handle) == 1 { continue }
-            guard (try? await readiness.wait()) != nil else { break }
+            if purse_tls_read_pending(handle) == 0 {
+                guard (try? await readiness.wait()) != nil else { break }
+            }
+            guard PQconsumeInput(handle) == 1 else { break }
         }
         succeeded = Set(results.prefix(steps.count).indices.filter { !Self.isError(results[$0]) })
         // Results past the steps' are errors of a connection lost after every step answered (a
@@ -355,7 +363,6 @@ public actor PostgresConnection {
         guard PQsendQuery(handle, sql) == 1, (try? await flush(handle, until: nil)) != nil else { return nil }
         var answer: OpaquePointer?
         while true {
-            guard PQconsumeInput(handle) == 1 else { return answer }
             while PQisBusy(handle) == 0 {
                 guard let result = PQgetResult(handle) else { return answer }
                 if let kept = answer, !Self.isError(result) || Self.isError(kept) {
@@ -365,8 +372,10 @@ public actor PostgresConnection {
                     answer = result
                 }
             }
-            if purse_tls_read_pending(handle) == 1 { continue }
-            guard (try? await readiness.wait()) != nil else { return answer }
+            if purse_tls_read_pending(handle) == 0 {
+                guard (try? await readiness.wait()) != nil else { return answer }
+            }
+            guard PQconsumeInput(handle) == 1 else { return answer }
         }
     }
 

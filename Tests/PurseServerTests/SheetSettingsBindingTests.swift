@@ -113,6 +113,41 @@ struct SheetSettingsBindingTests {
         }
     }
 
+    /// The settings a confirmation ran under are stored with it, so the authentication page
+    /// finishes it under them: here the intent's `duplicate_cards: reuse` reuses the saved card.
+    @Test func aConfirmationFinishedOnTheAuthenticationPageKeepsItsSettings() async throws {
+        try await LiveServer.with { server in
+            let account = try await server.makeAccount()
+            let api = account.secret
+            let reuse = try #require(
+                try await api.post("/v1/customer_sheet_settings", "name=Reuse&duplicate_cards=reuse").json["id"]?.stringValue)
+            let customer = try #require(try await api.post("/v1/customers").json["id"]?.stringValue)
+            let saved = try #require(
+                try await api.post("/v1/payment_methods/pm_card_authenticationRequiredOnSetup/attach", "customer=\(customer)").json["id"]?
+                    .stringValue)
+            let intent = try await api.post(
+                "/v1/setup_intents", "customer=\(customer)&customer_sheet_settings=\(reuse)&return_url=myapp%3A%2F%2Fdone")
+            let id = try #require(intent.json["id"]?.stringValue)
+            let pending = try await account.publishable.post(
+                "/v1/setup_intents/\(id)/confirm",
+                "payment_method=pm_card_authenticationRequiredOnSetup&client_secret=\(intent.json["client_secret"]?.stringValue ?? "")"
+            )
+            #expect(pending.json["status"] == "requires_action", "\(pending.json)")
+            let pageURL = try #require(pending.json["next_action"]?["redirect_to_url"]?["url"]?.stringValue)
+            let connection = try await RawHTTPConnection.open(port: server.port)
+            let form = "action=complete"
+            try await connection.write(
+                "POST \(pageURL.dropFirst("http://127.0.0.1:\(server.port)".count)) HTTP/1.1\r\nHost: x\r\n"
+                    + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\nConnection: close\r\n\r\n\(form)"
+            )
+            #expect(try await connection.response().status == 303, "back to return_url")
+            let done = try await api.get("/v1/setup_intents/\(id)")
+            #expect(done.json["status"] == "succeeded")
+            #expect(done.json["payment_method"]?.stringValue == saved)
+            #expect(try await api.get("/v1/customers/\(customer)/payment_methods").json["data"]?.arrayValue?.count == 1)
+        }
+    }
+
     @Test func theSelectedOptionSaysWhenItCannotBeShown() async throws {
         try await LiveServer.with { server in
             let account = try await server.makeAccount()

@@ -9,18 +9,22 @@ public struct StoredSetupIntent: Sendable, Equatable {
     public var returnURL: String?
     /// Whether the pending confirmation came from a client credential.
     public var confirmedByClient: Bool
+    /// The sheet settings a client's pending confirmation runs under; nil with
+    /// ``confirmedByClient`` when they were deleted since, and the account's default applies.
+    public var confirmationSettingsID: String?
     /// The mandate a bank debit's confirmation recorded (``SetupIntent/mandate`` is its id).
     public var mandate: JSONValue?
 
     public init(
         intent: SetupIntent, accountID: String, attempt: Int = 0, returnURL: String? = nil, confirmedByClient: Bool = false,
-        mandate: JSONValue? = nil
+        confirmationSettingsID: String? = nil, mandate: JSONValue? = nil
     ) {
         self.intent = intent
         self.accountID = accountID
         self.attempt = attempt
         self.returnURL = returnURL
         self.confirmedByClient = confirmedByClient
+        self.confirmationSettingsID = confirmationSettingsID
         self.mandate = mandate
     }
 }

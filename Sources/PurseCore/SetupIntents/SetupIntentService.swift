@@ -264,11 +264,12 @@ public struct SetupIntentService: Sendable {
             guard stored.intent.status == .requiresAction, let method = stored.intent.paymentMethod else {
                 return (Self.render(stored, secrets, publicURL), stored.returnURL)  // already decided
             }
-            // A client's confirmation finishes under the intent's sheet settings; the secret key's is never restricted.
+            // A client's confirmation finishes under the sheet settings it ran under (its key's own,
+            // say); the secret key's is never restricted.
             let owner = Credential(kind: .publishable, accountID: stored.accountID, sourceID: "authentication-page")
             let settings =
                 stored.confirmedByClient
-                ? try await SheetSettingsService.inForce(for: owner, named: stored.intent.customerSheetSettings, in: repositories) : nil
+                ? try await SheetSettingsService.inForce(for: owner, named: stored.confirmationSettingsID, in: repositories) : nil
             let transition = Transition(
                 stored: stored, request: request, secrets: secrets, publicURL: publicURL, settings: settings, repositories: repositories
             )

@@ -54,6 +54,13 @@ struct Transition {
         updated.intent.lastSetupError = nil
         updated.attempt += 1
         updated.confirmedByClient = settings != nil
+        // Locked (key share) until the commit, so the settings cannot vanish under the reference;
+        // settings deleted since the confirmation read them leave the default in force.
+        if let settings {
+            updated.confirmationSettingsID = try await repositories.sheetSettings.find(
+                settings.id, account: stored.accountID, lock: .keyShare
+            )?.id
+        }
         updated.record(mandate: mandate, returnURL: returnURL)
         return try await save(updated, event: "setup_intent.requires_action")
     }

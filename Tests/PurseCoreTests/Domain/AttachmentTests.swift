@@ -212,8 +212,8 @@ struct DuplicateCardTests {
     }
 
     /// The settings a client's key was created with decide a confirmation (named > the key's >
-    /// default); after 3D Secure the authentication page finishes it under the intent's settings
-    /// or the default only, so the key's `duplicate_cards: reuse` is forgotten and a copy saved.
+    /// default), also when the authentication page finishes it after 3D Secure: the key's
+    /// `duplicate_cards: reuse` still reuses the saved card instead of saving a copy.
     @Test func aConfirmationFinishedAfterAuthenticationKeepsTheKeysSettings() async throws {
         let purse = try await DomainHarness.make()
         var params = SheetSettingsParameters()
@@ -233,8 +233,6 @@ struct DuplicateCardTests {
             intent.id, token: try DomainHarness.authenticationToken(pending), succeeded: true, request: purse.request
         )
         #expect(done.status == .succeeded)
-        withKnownIssue("completeAuthentication resolves the settings without the confirming key's own") {
-            #expect(done.paymentMethod == saved.id)
-        }
+        #expect(done.paymentMethod == saved.id)
     }
 }

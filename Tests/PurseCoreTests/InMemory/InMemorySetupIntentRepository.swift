@@ -25,7 +25,8 @@ struct SetupIntentRow: KeysetRow {
         intent.mandate = stored.mandate?["id"]?.stringValue
         return StoredSetupIntent(
             intent: intent, accountID: stored.accountID, attempt: stored.attempt, returnURL: stored.returnURL,
-            confirmedByClient: stored.confirmedByClient, mandate: stored.mandate
+            confirmedByClient: stored.confirmedByClient, confirmationSettingsID: stored.confirmationSettingsID,
+            mandate: stored.mandate
         )
     }
 }
@@ -75,6 +76,7 @@ struct InMemorySetupIntentRepository: SetupIntentRepository {
             row.stored.mandate = stored.mandate
             row.stored.attempt = stored.attempt
             row.stored.confirmedByClient = stored.confirmedByClient
+            row.stored.confirmationSettingsID = stored.confirmationSettingsID
             row.updatedAt = state.now
             state.setupIntents[new.id] = row
         }

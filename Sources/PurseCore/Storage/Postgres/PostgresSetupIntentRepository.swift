@@ -8,7 +8,7 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
     private static let columns = """
         id, account_id, created, customer_id, status, usage, payment_method_types, payment_method_id, description, metadata,
         return_url, cancellation_reason, last_setup_error, mandate, authentication_attempt, sheet_settings_id,
-        confirmed_by_client
+        confirmed_by_client, confirmation_settings_id
         """
 
     private static let list = KeysetList(table: "setup_intents", columns: columns, noun: "setup intent")
@@ -46,6 +46,7 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
                 last_setup_error = \(StoredJSON.encodeIfPresent(intent.lastSetupError)),
                 mandate = \(stored.mandate.map { PostgresJSON(JSONWriter.string($0)) }),
                 authentication_attempt = \(Int32(clamping: stored.attempt)), confirmed_by_client = \(stored.confirmedByClient),
+                confirmation_settings_id = \(stored.confirmationSettingsID),
                 updated_at = now()
             WHERE id = \(intent.id) AND account_id = \(stored.accountID)
             """
@@ -91,7 +92,8 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
         intent.mandate = mandate?["id"]?.stringValue
         return StoredSetupIntent(
             intent: intent, accountID: try row["account_id"], attempt: Int(try row["authentication_attempt", as: Int32.self]),
-            returnURL: try row["return_url"], confirmedByClient: try row["confirmed_by_client"], mandate: mandate
+            returnURL: try row["return_url"], confirmedByClient: try row["confirmed_by_client"],
+            confirmationSettingsID: try row["confirmation_settings_id"], mandate: mandate
         )
     }
 }

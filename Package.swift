@@ -82,16 +82,22 @@ let package = Package(
             name: "PurseModels",
             swiftSettings: strictSettings
         ),
-        // The domain: validation, the test processor, sheet rules, services and repositories.
+        // The domain: validation, the test processor, sheet rules, services and the repository
+        // protocols they use. No database driver: the domain's tests run without PostgreSQL.
         .target(
             name: "PurseCore",
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                "Postgres",
                 "PurseModels",
-                "PurseSQL",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: serverSettings
+        ),
+        // PurseCore's repositories on PostgreSQL, the `Database` over a pool, the schema: all of
+        // Purse's SQL.
+        .target(
+            name: "PursePostgres",
+            dependencies: ["Postgres", "PurseCore", "PurseModels", "PurseSQL"],
             swiftSettings: serverSettings
         ),
         // The HTTP API on Hummingbird.
@@ -99,8 +105,10 @@ let package = Package(
             name: "PurseServer",
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "Postgres",
                 "PurseCore",
                 "PurseModels",
+                "PursePostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -125,6 +133,7 @@ let package = Package(
             dependencies: [
                 "PurseServer",
                 "PurseCore",
+                "PursePostgres",
                 "Postgres",
                 "LocalPostgres",
                 .product(name: "X509", package: "swift-certificates"),
@@ -193,6 +202,7 @@ let package = Package(
                 "LocalPostgres",
                 "PurseCore",
                 "PurseModels",
+                "PursePostgres",
                 "PurseServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -214,15 +224,22 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The domain on the in-memory repositories: no PostgreSQL.
         .testTarget(
             name: "PurseCoreTests",
-            dependencies: ["PurseCore", "PurseSQL", "Postgres", "TestSupport"],
+            dependencies: ["PurseCore", "PurseModels", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        // The schema, its migrations, and PurseCore's work on a test PostgreSQL.
+        .testTarget(
+            name: "PursePostgresTests",
+            dependencies: ["PursePostgres", "PurseCore", "PurseSQL", "Postgres", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "PurseServerTests",
             dependencies: [
-                "PurseServer", "PurseCore", "PurseModels", "Postgres", "TestSupport",
+                "PurseServer", "PurseCore", "PurseModels", "PursePostgres", "Postgres", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),

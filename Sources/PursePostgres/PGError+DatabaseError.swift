@@ -1,4 +1,5 @@
 import Postgres
+import PurseCore
 
 extension PGError {
     /// This error in domain terms, or nil when it is not the domain's to answer (a bug, a schema

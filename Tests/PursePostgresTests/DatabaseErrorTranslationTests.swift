@@ -1,7 +1,8 @@
 import Postgres
+import PurseCore
 import Testing
 
-@testable import PurseCore
+@testable import PursePostgres
 
 /// The database's errors in domain terms: races answered as Stripe answers them, never a 500,
 /// and an unreachable database as one to retry.

@@ -1,4 +1,5 @@
 public import Postgres
+public import PurseCore
 
 /// ``Database`` on PostgreSQL: each unit of work is one pooled connection, its repositories the
 /// `Postgres…Repository` types running their statements on it. Errors the domain has an answer

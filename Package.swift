@@ -32,12 +32,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // libpq, found through pkg-config.
@@ -82,16 +84,22 @@ let package = Package(
             name: "PurseModels",
             swiftSettings: strictSettings
         ),
-        // The domain: validation, the test processor, sheet rules, services and repositories.
+        // The domain: validation, the test processor, sheet rules, services and the repository
+        // protocols they use. No database driver: the domain's tests run without PostgreSQL.
         .target(
             name: "PurseCore",
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                "Postgres",
                 "PurseModels",
-                "PurseSQL",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: serverSettings
+        ),
+        // PurseCore's repositories on PostgreSQL, the `Database` over a pool, the schema: all of
+        // Purse's SQL.
+        .target(
+            name: "PursePostgres",
+            dependencies: ["Postgres", "PurseCore", "PurseModels", "PurseSQL"],
             swiftSettings: serverSettings
         ),
         // The HTTP API on Hummingbird.
@@ -99,8 +107,10 @@ let package = Package(
             name: "PurseServer",
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "Postgres",
                 "PurseCore",
                 "PurseModels",
+                "PursePostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -112,6 +122,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -125,8 +136,10 @@ let package = Package(
             dependencies: [
                 "PurseServer",
                 "PurseCore",
+                "PursePostgres",
                 "Postgres",
                 "LocalPostgres",
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -193,6 +206,7 @@ let package = Package(
                 "LocalPostgres",
                 "PurseCore",
                 "PurseModels",
+                "PursePostgres",
                 "PurseServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -201,6 +215,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -214,15 +229,22 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The domain on the in-memory repositories: no PostgreSQL.
         .testTarget(
             name: "PurseCoreTests",
-            dependencies: ["PurseCore", "PurseSQL", "Postgres", "TestSupport"],
+            dependencies: ["PurseCore", "PurseModels", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        // The schema, its migrations, and PurseCore's work on a test PostgreSQL.
+        .testTarget(
+            name: "PursePostgresTests",
+            dependencies: ["PursePostgres", "PurseCore", "PurseSQL", "Postgres", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "PurseServerTests",
             dependencies: [
-                "PurseServer", "PurseCore", "PurseModels", "Postgres", "TestSupport",
+                "PurseServer", "PurseCore", "PurseModels", "PursePostgres", "Postgres", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),

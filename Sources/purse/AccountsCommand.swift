@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PurseCore
+import PursePostgres
 
 /// `purse accounts create|list`.
 struct AccountsCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Postgres
 import PurseCore
+import PursePostgres
 
 /// A short-lived connection pool for the administrative subcommands. The local default's
 /// database is migrated first (it is Purse's own); any other must already be current.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PurseCore
+import PursePostgres
 
 /// `purse keys create|list|revoke`: several keys may be live at once, so a key can be rotated
 /// with overlap.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import Postgres
 import PurseCore
+import PursePostgres
 
 /// `purse migrate`: brings the database to the schema this binary knows.
 struct MigrateCommand: AsyncParsableCommand {

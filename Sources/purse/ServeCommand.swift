@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import Postgres
 import PurseCore
+import PursePostgres
 import PurseServer
 import ServiceLifecycle
 

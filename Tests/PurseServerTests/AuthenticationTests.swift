@@ -1,5 +1,6 @@
 import Foundation
 import PurseCore
+import PursePostgres
 import TestSupport
 import Testing
 

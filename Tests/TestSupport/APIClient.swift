@@ -1,5 +1,6 @@
 public import Foundation
 import PurseCore
+import PursePostgres
 
 /// Calls a server under test with one API key, as an SDK would: Bearer auth, form bodies.
 public struct APIClient: Sendable {

@@ -2,6 +2,7 @@ public import Foundation
 public import Logging
 public import Postgres
 public import PurseCore
+import PursePostgres
 public import PurseServer
 import ServiceLifecycle
 

@@ -4,6 +4,14 @@ public struct Account: Sendable, Hashable, Codable {
     public let name: String
     public let created: Int
     public let isDevelopment: Bool
+
+    /// For the repositories, which read accounts back from storage.
+    package init(id: String, name: String, created: Int, isDevelopment: Bool) {
+        self.id = id
+        self.name = name
+        self.created = created
+        self.isDevelopment = isDevelopment
+    }
 }
 
 /// An API key as listed: never the key itself, only what tells keys apart.
@@ -22,6 +30,16 @@ public struct APIKeyInfo: Sendable, Hashable {
     public let last4: String
     public let created: Int
     public let isRevoked: Bool
+
+    /// For the repositories, which read keys back from storage.
+    package init(id: String, accountID: String, kind: Kind, last4: String, created: Int, isRevoked: Bool) {
+        self.id = id
+        self.accountID = accountID
+        self.kind = kind
+        self.last4 = last4
+        self.created = created
+        self.isRevoked = isRevoked
+    }
 }
 
 /// A key just made: the only moment Purse holds it in clear.

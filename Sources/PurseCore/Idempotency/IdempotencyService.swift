@@ -1,5 +1,3 @@
-import Postgres
-
 /// Idempotency keys (spec §5): the first response to a key is kept for 24 hours, per account and
 /// caller (each caller has a key space of its own: no error ever names another caller's request),
 /// and replayed for retries; a reuse with other parameters or on another endpoint is
@@ -122,7 +120,7 @@ public struct IdempotencyService: Sendable {
         do {
             try await settlement(self)
             return
-        } catch let error as PGError where error.isUnavailable {
+        } catch DatabaseError.unavailable {
             let id = PendingSettlements.id(of: request)
             pending.put(settlement, for: id)
             let deadline = ContinuousClock.now + Self.lease - .seconds(20)
@@ -134,7 +132,7 @@ public struct IdempotencyService: Sendable {
                     do {
                         try await settlement(self)
                         return
-                    } catch let error as PGError where error.isUnavailable {
+                    } catch DatabaseError.unavailable {
                         pending.put(settlement, for: id)
                     } catch {
                         return

@@ -1,5 +1,3 @@
-public import Postgres
-
 /// A filter on a timestamp such as `created`: an exact value (`created=1700000000`) or bounds
 /// (`created[gte]=...&created[lt]=...`).
 public struct RangeFilter: Decodable, Sendable, Equatable {
@@ -28,15 +26,5 @@ public struct RangeFilter: Decodable, Sendable, Equatable {
             gte = exact
             lte = exact
         }
-    }
-
-    /// The condition on `column` (a code constant), or TRUE when there are no bounds.
-    public func condition(on column: String) -> PostgresQuery {
-        var query: PostgresQuery = "TRUE"
-        if let gt { query.append(" AND \(unsafeSQL: column) > \(gt)") }
-        if let gte { query.append(" AND \(unsafeSQL: column) >= \(gte)") }
-        if let lt { query.append(" AND \(unsafeSQL: column) < \(lt)") }
-        if let lte { query.append(" AND \(unsafeSQL: column) <= \(lte)") }
-        return query
     }
 }

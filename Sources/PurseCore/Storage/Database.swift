@@ -3,8 +3,9 @@
 /// A service asks for one unit of work at a time: a ``transaction(retryingConflicts:_:)`` for
 /// anything that writes more than one statement's worth (all of it is kept, or none), or
 /// ``autocommit(_:)`` for reads and single-statement writes. Either way the body gets the
-/// ``Repositories`` of one connection. PostgreSQL's implementation is ``PostgresDatabase``;
-/// the domain's tests use an in-memory one.
+/// ``Repositories`` of one connection. PostgreSQL's implementation is `PostgresDatabase`, in
+/// PursePostgres, which throws a ``DatabaseError`` for what the domain has an answer to; the
+/// domain's tests use an in-memory one.
 public protocol Database: Sendable {
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     /// With `retryingConflicts`, a transaction the database gave up on because of another (a

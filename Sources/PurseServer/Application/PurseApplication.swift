@@ -6,6 +6,7 @@ package import NIOSSL
 public import Postgres
 import Prometheus
 public import PurseCore
+import PursePostgres
 import ServiceLifecycle
 
 /// The HTTP API: its router, middleware, controllers and background services.

@@ -1,6 +1,7 @@
 import Hummingbird
 import PurseCore
 import PurseModels
+import PursePostgres
 
 /// `GET /healthz` (the process answers) and `GET /readyz` (the database is reachable and its
 /// schema current). Both are public.

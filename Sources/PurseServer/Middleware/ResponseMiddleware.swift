@@ -1,6 +1,5 @@
 import Hummingbird
 import Logging
-import Postgres
 import PurseCore
 import PurseModels
 
@@ -48,14 +47,16 @@ struct ResponseMiddleware: RouterMiddleware {
             return APIError(error)
         case let error as HTTPError where error.status == .notFound || error.status == .methodNotAllowed:
             return .unrecognizedURL(method: request.method, path: request.uri.path)
-        case let error as PGError where error.isUnavailable:
-            context.logger.warning("database unavailable", metadata: ["error": .string(error.description)])
-            return .databaseUnavailable
-        case let error as PGError:
-            guard let refusal = DatabaseErrors.translated(error) else { return unexpected(error, context: context) }
-            // A race the checks before it did not foresee: the domain's answer, not a 500.
-            context.logger.info("database refusal answered as a domain error", metadata: ["error": .string(error.description)])
-            return APIError(refusal)
+        case let error as DatabaseError:
+            switch error {
+            case .unavailable:
+                context.logger.warning("database unavailable", metadata: ["error": .string(error.description)])
+                return .databaseUnavailable
+            case .refused(let refusal, _):
+                // A race the checks before it did not foresee: the domain's answer, not a 500.
+                context.logger.info("database refusal answered as a domain error", metadata: ["error": .string(error.description)])
+                return APIError(refusal)
+            }
         case is CancellationError:
             return .databaseUnavailable
         default:

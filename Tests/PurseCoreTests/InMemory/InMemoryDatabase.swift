@@ -184,7 +184,7 @@ extension KeysetRow {
     fileprivate var position: (Int, Int) { (created, seq) }
 }
 
-/// ``KeysetList`` over rows in memory: newest first; `starting_after` the rows older than the
+/// PursePostgres's `KeysetList` over rows in memory: newest first; `starting_after` the rows older than the
 /// cursor, `ending_before` the newer ones (still shown newest first); a cursor that is not among
 /// the rows the filter matches is `resource_missing`.
 enum InMemoryKeysetList {
@@ -217,7 +217,7 @@ enum InMemoryKeysetList {
 }
 
 extension RangeFilter {
-    /// ``condition(on:)`` as a predicate.
+    /// PursePostgres's `condition(on:)` as a predicate.
     func contains(_ value: Int) -> Bool {
         if let gt, !(value > gt) { return false }
         if let gte, !(value >= gte) { return false }

@@ -68,7 +68,7 @@ struct PaymentMethodRow: KeysetRow {
 }
 
 extension CustomerSheetSettings.SavedPaymentMethodFilter {
-    /// ``condition(now:table:)`` as a predicate, with SQL's three values: nil is NULL (a card
+    /// PursePostgres's `condition(now:table:)` as a predicate, with SQL's three values: nil is NULL (a card
     /// without a country under a country filter), which a WHERE treats as false.
     func admits(_ row: PaymentMethodRow, now: Int) -> Bool? {
         var result: Bool? = true

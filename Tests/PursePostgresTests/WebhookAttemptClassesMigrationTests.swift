@@ -1,6 +1,6 @@
 import Postgres
 import PurseCore
-import PurseSQL
+import PursePostgres
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Postgres
+import PurseCore
 import PurseModels
 
 /// ``WebhookRepository`` on the `webhook_endpoints`, `webhook_deliveries` and `webhook_attempts`

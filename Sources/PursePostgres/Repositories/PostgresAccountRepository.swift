@@ -1,4 +1,5 @@
 import Postgres
+import PurseCore
 
 /// ``AccountRepository`` on the `accounts` and `api_keys` tables.
 struct PostgresAccountRepository: AccountRepository {

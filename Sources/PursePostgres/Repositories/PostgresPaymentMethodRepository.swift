@@ -1,4 +1,5 @@
 import Postgres
+import PurseCore
 import PurseModels
 
 /// ``PaymentMethodRepository`` on the `payment_methods` table.

@@ -1,4 +1,5 @@
 import Postgres
+import PurseCore
 import PurseModels
 
 /// ``EventRepository`` on the `events` table, with the `webhook_deliveries` each event starts.

@@ -1,4 +1,5 @@
 import Postgres
+import PurseCore
 
 /// ``IdempotencyRepository`` on the `idempotency_keys` table.
 struct PostgresIdempotencyRepository: IdempotencyRepository {

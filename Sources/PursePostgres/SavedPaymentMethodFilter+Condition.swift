@@ -1,4 +1,5 @@
 import Postgres
+import PurseCore
 import PurseModels
 
 extension CustomerSheetSettings.SavedPaymentMethodFilter {

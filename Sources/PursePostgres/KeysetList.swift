@@ -1,23 +1,18 @@
-public import Postgres
+import Postgres
+import PurseCore
 
 /// Lists a table's rows newest first with keyset pagination: ordered by (`created`, `seq`)
 /// descending, so objects created in the same second keep their creation order, and a cursor
 /// is a position in that order rather than an OFFSET.
-public struct KeysetList: Sendable {
+struct KeysetList: Sendable {
     /// The table, and the columns to select (code constants, never request data).
-    public let table: String
-    public let columns: String
+    let table: String
+    let columns: String
     /// The word for an object in "No such customer" when a cursor is unknown.
-    public let noun: String
-
-    public init(table: String, columns: String, noun: String) {
-        self.table = table
-        self.columns = columns
-        self.noun = noun
-    }
+    let noun: String
 
     /// Fetches one page of the rows matching `filter` (which scopes it to an account, at least).
-    public func page<Element>(
+    func page<Element>(
         on connection: isolated PostgresConnection,
         where filter: PostgresQuery,
         pagination: Pagination,
@@ -53,7 +48,7 @@ public struct KeysetList: Sendable {
     }
 
     /// The first page (no cursor) of the rows matching `filter`: one statement.
-    public func firstPage<Element>(
+    func firstPage<Element>(
         on connection: isolated PostgresConnection,
         where filter: PostgresQuery,
         limit: Int,

@@ -1,4 +1,5 @@
 import Postgres
+import PurseCore
 import PurseModels
 
 /// ``SheetSettingsRepository`` on the `customer_sheet_settings` table.

@@ -1,4 +1,5 @@
 import Postgres
+import PurseCore
 import PurseModels
 
 /// ``CustomerCredentialRepository`` on the `ephemeral_keys` and `customer_sessions` tables.

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import PurseCore
+import PursePostgres
 import PurseSQL
 import TestSupport
 import Testing

@@ -1,7 +1,9 @@
 public import Postgres
+public import PurseCore
 
 /// ``Database`` on PostgreSQL: each unit of work is one pooled connection, its repositories the
-/// `Postgres…Repository` types running their statements on it.
+/// `Postgres…Repository` types running their statements on it. Errors the domain has an answer
+/// for leave it as ``DatabaseError``s.
 public struct PostgresDatabase: Database {
     private let pool: PostgresClient
 
@@ -13,14 +15,29 @@ public struct PostgresDatabase: Database {
         retryingConflicts retries: Int,
         _ body: @Sendable (Repositories) async throws -> Result
     ) async throws -> Result {
-        try await pool.withTransaction(retryingConflicts: retries) { connection in
-            try await body(Self.repositories(on: connection))
+        try await Self.translatingErrors {
+            try await pool.withTransaction(retryingConflicts: retries) { connection in
+                try await body(Self.repositories(on: connection))
+            }
         }
     }
 
     public func autocommit<Result: Sendable>(_ body: @Sendable (Repositories) async throws -> Result) async throws -> Result {
-        try await pool.withConnection { connection in
-            try await body(Self.repositories(on: connection))
+        try await Self.translatingErrors {
+            try await pool.withConnection { connection in
+                try await body(Self.repositories(on: connection))
+            }
+        }
+    }
+
+    /// Runs `work`, throwing its PostgreSQL errors as ``DatabaseError``s where the domain has an
+    /// answer for them: around the pool's retries, so a conflict is a refusal only once they gave up.
+    private static func translatingErrors<Result>(_ work: () async throws -> Result) async throws -> Result {
+        do {
+            return try await work()
+        } catch let error as PGError {
+            guard let translated = error.databaseError else { throw error }
+            throw translated
         }
     }
 

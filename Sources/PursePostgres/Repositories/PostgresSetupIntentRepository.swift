@@ -1,4 +1,5 @@
 import Postgres
+import PurseCore
 import PurseModels
 
 /// ``SetupIntentRepository`` on the `setup_intents` table.

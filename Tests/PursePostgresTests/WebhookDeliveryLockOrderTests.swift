@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 import PurseCore
-import PurseSQL
+import PursePostgres
 import TestSupport
 import Testing
 

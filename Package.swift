@@ -258,7 +258,7 @@ let package = Package(
         .testTarget(
             name: "PurseCommandTests",
             dependencies: [
-                "purse", "Postgres", "PurseServer", "TestSupport",
+                "purse", "Postgres", "LocalPostgres", "PurseModels", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

@@ -11,7 +11,9 @@ struct PoolTests {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .milliseconds(300))
         try await TestPostgres.withDatabase(options: options) { client in
             async let holder: Void = client.withConnection { try await $0.query("SELECT pg_sleep(1.2)") }
-            try await Task.sleep(for: .milliseconds(150))
+            // The holder has the one connection (or is opening it) before the second caller asks:
+            // a fixed pause was too short under ThreadSanitizer, and the caller went first.
+            while client.statistics.open - client.statistics.idle < 1 { try await Task.sleep(for: .milliseconds(5)) }
             let started = ContinuousClock.now
             let error = await #expect(throws: PGError.self) { try await client.query("SELECT 1") }
             let waited = ContinuousClock.now - started

@@ -10,10 +10,14 @@ struct PoolTests {
     @Test func callersWaitForAFreeConnectionThenTimeOutClearly() async throws {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .milliseconds(300))
         try await TestPostgres.withDatabase(options: options) { client in
-            async let holder: Void = client.withConnection { try await $0.query("SELECT pg_sleep(1.2)") }
-            // The holder has the one connection (or is opening it) before the second caller asks:
-            // a fixed pause was too short under ThreadSanitizer, and the caller went first.
-            while client.statistics.open - client.statistics.idle < 1 { try await Task.sleep(for: .milliseconds(5)) }
+            // The holder signals once it has the one connection: a fixed pause was too short
+            // under ThreadSanitizer, and the second caller went first.
+            let holding = Gate()
+            async let holder: Void = client.withConnection {
+                holding.open()
+                try await $0.query("SELECT pg_sleep(1.2)")
+            }
+            await holding.wait()
             let started = ContinuousClock.now
             let error = await #expect(throws: PGError.self) { try await client.query("SELECT 1") }
             let waited = ContinuousClock.now - started
@@ -37,8 +41,12 @@ struct PoolTests {
     @Test func eachWaiterTimesOutAfterItsOwnFullTimeout() async throws {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .milliseconds(400))
         try await TestPostgres.withDatabase(options: options) { client in
-            async let holder: Void = client.withConnection { try await $0.query("SELECT pg_sleep(4)") }
-            try await Task.sleep(for: .milliseconds(100))
+            let holding = Gate()
+            async let holder: Void = client.withConnection {
+                holding.open()
+                try await $0.query("SELECT pg_sleep(4)")
+            }
+            await holding.wait()
             let waits = try await withThrowingTaskGroup(of: Duration.self) { group in
                 for _ in 0..<2 {
                     group.addTask {
@@ -64,13 +72,16 @@ struct PoolTests {
     @Test func aLaterWaiterOutlivesAnEarlierDeadline() async throws {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(4))
         try await TestPostgres.withDatabase(options: options) { client in
-            let (first, second) = (Gate(), Gate())
-            async let firstHolder: Void = client.withConnection { _ in await first.wait() }
-            try await Task.sleep(for: .milliseconds(200))
+            let (firstHolding, first, second) = (Gate(), Gate(), Gate())
+            async let firstHolder: Void = client.withConnection { _ in
+                firstHolding.open()
+                await first.wait()
+            }
+            await firstHolding.wait()
             // Waits from 0 s (deadline 4 s) and is served at once: the timer stays set for 4 s.
             let earlierWait = ContinuousClock.now
             async let secondHolder: Void = client.withConnection { _ in await second.wait() }
-            try await Task.sleep(for: .milliseconds(200))
+            try await Self.waitUntil { client.statistics.waiting == 1 }
             first.open()
             try await firstHolder
             // Joins at 2 s (deadline 6 s); the connection comes free at 4.5 s.
@@ -90,9 +101,12 @@ struct PoolTests {
     @Test func aCancelledWaiterLeavesTheQueue() async throws {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(30))
         try await TestPostgres.withDatabase(options: options) { client in
-            let release = Gate()
-            async let holder: Void = client.withConnection { _ in await release.wait() }
-            try await Task.sleep(for: .milliseconds(200))
+            let (holding, release) = (Gate(), Gate())
+            async let holder: Void = client.withConnection { _ in
+                holding.open()
+                await release.wait()
+            }
+            await holding.wait()
             let cancelled = Task { try await client.query("SELECT 1") }
             try await Self.waitUntil { client.statistics.waiting == 1 }
             async let next = client.query("SELECT 2 AS two")
@@ -126,16 +140,23 @@ struct PoolTests {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(10))
         try await TestPostgres.withDatabase(options: options) { client in
             let order = ServiceOrder()
+            let (holding, release) = (Gate(), Gate())
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { _ = try await client.withConnection { try await $0.query("SELECT pg_sleep(0.4)") } }
-                try await Task.sleep(for: .milliseconds(100))
+                group.addTask {
+                    try await client.withConnection { _ in
+                        holding.open()
+                        await release.wait()
+                    }
+                }
+                await holding.wait()
                 for caller in 1...5 {
                     group.addTask {
                         try await client.withConnection { _ in order.record(caller) }
                     }
-                    // Let each caller join the queue before the next one.
-                    try await Task.sleep(for: .milliseconds(40))
+                    // Each caller joins the queue before the next one.
+                    try await Self.waitUntil { client.statistics.waiting == caller }
                 }
+                release.open()
                 try await group.waitForAll()
             }
             #expect(order.callers == [1, 2, 3, 4, 5])

@@ -11,6 +11,9 @@ public struct PGError: Error, Sendable, CustomStringConvertible, CustomDebugStri
         case invalidConfiguration
         /// Connecting failed, or an open connection was lost (server down, refused, wrong password).
         case connectionFailed
+        /// The connection was lost while `COMMIT` ran: the transaction may have committed or not,
+        /// and only reading what it wrote can tell.
+        case commitOutcomeUnknown
         /// The server rejected a statement; `sqlState` says why.
         case server
         /// No connection became free within the pool's checkout timeout.
@@ -46,7 +49,7 @@ public struct PGError: Error, Sendable, CustomStringConvertible, CustomDebugStri
     /// True when the database itself is unavailable, so retrying later may succeed.
     public var isUnavailable: Bool {
         switch kind {
-        case .connectionFailed, .poolTimeout, .poolClosed: return true
+        case .connectionFailed, .commitOutcomeUnknown, .poolTimeout, .poolClosed: return true
         case .server:
             return sqlState?.isConnectionClass == true || sqlState == .cannotConnectNow
                 || sqlState == .adminShutdown

@@ -28,6 +28,8 @@ public actor PostgresConnection {
     private var beginPending = false
     /// Statements queued by ``queryLater(_:)``, sent with the next exchange.
     private var queued: [Step] = []
+    /// Exchanges with the server so far: whether a savepoint's `SAVEPOINT` has been sent yet.
+    private(set) var exchangeCount = 0
 
     /// Statements prepared before `DEALLOCATE ALL` starts the cache over, so statements built
     /// dynamically cannot grow it without bound.
@@ -145,7 +147,50 @@ public actor PostgresConnection {
                 sqlState: .inFailedTransaction
             )
         }
-        try await exchange(takePending() + [.text("COMMIT")])
+        do {
+            try await exchange(takePending() + [.text("COMMIT")])
+        } catch let error as PGError where error.kind == .connectionFailed {
+            throw PGError(
+                .commitOutcomeUnknown,
+                message: "The connection was lost while COMMIT ran, so the transaction may or may not have committed"
+            )
+        }
+        // A cancel cannot stop a COMMIT short of its local commit; one that arrived while it waited
+        // for a synchronous standby ended the wait, and PostgreSQL reported success with only a
+        // warning: the standby, and so a failover, may not have it.
+        if canceller.isCancelled {
+            throw PGError(
+                .commitOutcomeUnknown,
+                message: "COMMIT was cancelled while it ran: committed here, but perhaps not on a synchronous standby"
+            )
+        }
+    }
+
+    /// Runs `body` as a savepoint of the open transaction block: when it throws, what it did is
+    /// undone and the block goes on as if it had not run. `SAVEPOINT` and `RELEASE` travel with
+    /// the statements around them; only a failure after something was sent costs a round trip.
+    @discardableResult
+    public func withSavepoint<Result: Sendable>(
+        _ body: @Sendable (isolated PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let mark = (exchanges: exchangeCount, queued: queued.count)
+        queued.append(.text("SAVEPOINT purse_unit"))
+        do {
+            let result = try await body(self)
+            queued.append(.text("RELEASE SAVEPOINT purse_unit"))
+            return result
+        } catch {
+            if exchangeCount == mark.exchanges {
+                // Nothing was sent since the savepoint was asked for: forget it and what followed.
+                queued.removeSubrange(mark.queued...)
+            } else {
+                // What the body queued after its last exchange goes too. A rollback that fails
+                // leaves the block failed, and its commit refuses; the body's error says why.
+                queued.removeAll()
+                _ = try? await exchange([.text("ROLLBACK TO SAVEPOINT purse_unit"), .text("RELEASE SAVEPOINT purse_unit")])
+            }
+            throw error
+        }
     }
 
     /// Sends queued statements, if any (with a pending `BEGIN`); their error is thrown here.
@@ -161,6 +206,7 @@ public actor PostgresConnection {
         let text = beginPending ? "BEGIN; " + sql : sql
         beginPending = false
         let handle = try openHandle()
+        exchangeCount += 1
         try canceller.startRunning()
         let result = try canceller.finishRunning(await simpleExchange(text, on: handle))
         defer { PQclear(result) }
@@ -285,6 +331,7 @@ public actor PostgresConnection {
     @discardableResult
     private func exchange(_ steps: [Step]) async throws -> PostgresRows {
         let handle = try openHandle()
+        exchangeCount += 1
         try canceller.startRunning()
         let answer = try canceller.finishRunning(await pipeline(steps, on: handle))
         defer { PQclear(answer) }
@@ -656,6 +703,11 @@ private final class Canceller: Sendable {
             handle.send()
             self.state.withLockedValue { $0.isSending = false }
         }
+    }
+
+    /// Whether `cancel()` was called since the last `reset()`.
+    var isCancelled: Bool {
+        state.withLockedValue { $0.isCancelled }
     }
 
     func reset() -> Bool {

@@ -20,6 +20,7 @@ public enum PurseSQL {
         ("0015_idempotency_keys_per_caller.sql", text(PackageResources._015_idempotency_keys_per_caller_sql)),
         ("0016_webhook_attempt_failure_classes.sql", text(PackageResources._016_webhook_attempt_failure_classes_sql)),
         ("0017_confirmation_settings.sql", text(PackageResources._017_confirmation_settings_sql)),
+        ("0018_idempotency_keys_answered_only.sql", text(PackageResources._018_idempotency_keys_answered_only_sql)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

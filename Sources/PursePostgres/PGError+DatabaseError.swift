@@ -7,6 +7,7 @@ extension PGError {
     /// errors; ``PostgresDatabase`` applies it to every error a unit of work ends with, so no
     /// database race is a 500 and no service needs to know the driver.
     var databaseError: DatabaseError? {
+        if kind == .commitOutcomeUnknown { return .outcomeUnknown(reason: description) }
         if isUnavailable { return .unavailable(reason: description) }
         guard let refusal else { return nil }
         return .refused(refusal, reason: description)

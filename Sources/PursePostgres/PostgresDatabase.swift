@@ -7,6 +7,9 @@ public import PurseCore
 public struct PostgresDatabase: Database {
     private let pool: PostgresClient
 
+    /// The connection of the enclosing transaction the current task runs in, if any.
+    @TaskLocal private static var enclosing: PostgresConnection?
+
     public init(pool: PostgresClient) {
         self.pool = pool
     }
@@ -15,7 +18,8 @@ public struct PostgresDatabase: Database {
         retryingConflicts retries: Int,
         _ body: @Sendable (Repositories) async throws -> Result
     ) async throws -> Result {
-        try await Self.translatingErrors {
+        if let enclosing = Self.enclosing { return try await Self.joining(enclosing, body) }
+        return try await Self.translatingErrors {
             try await pool.withTransaction(retryingConflicts: retries) { connection in
                 try await body(Self.repositories(on: connection))
             }
@@ -23,10 +27,36 @@ public struct PostgresDatabase: Database {
     }
 
     public func autocommit<Result: Sendable>(_ body: @Sendable (Repositories) async throws -> Result) async throws -> Result {
-        try await Self.translatingErrors {
+        if let enclosing = Self.enclosing { return try await Self.joining(enclosing, body) }
+        return try await Self.translatingErrors {
             try await pool.withConnection { connection in
                 try await body(Self.repositories(on: connection))
             }
+        }
+    }
+
+    public func enclosingTransaction<Result: Sendable>(
+        retryingConflicts retries: Int,
+        _ body: @Sendable (Repositories) async throws -> Result
+    ) async throws -> Result {
+        if let enclosing = Self.enclosing { return try await Self.joining(enclosing, body) }
+        return try await Self.translatingErrors {
+            try await pool.withTransaction(retryingConflicts: retries) { connection in
+                try await Self.$enclosing.withValue(connection) {
+                    try await body(Self.repositories(on: connection))
+                }
+            }
+        }
+    }
+
+    /// A unit of work inside the enclosing transaction on `connection`: a savepoint of it. Its
+    /// errors leave untranslated, so a conflict reaches the enclosing transaction's retries; the
+    /// enclosing transaction translates what it ends with.
+    private static func joining<Result: Sendable>(
+        _ connection: PostgresConnection, _ body: @Sendable (Repositories) async throws -> Result
+    ) async throws -> Result {
+        try await connection.withSavepoint { connection in
+            try await body(repositories(on: connection))
         }
     }
 

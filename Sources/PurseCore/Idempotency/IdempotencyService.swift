@@ -1,67 +1,75 @@
-/// Idempotency keys (spec §5): the first response to a key is kept for 24 hours, per account and
-/// caller (each caller has a key space of its own: no error ever names another caller's request),
-/// and replayed for retries; a reuse with other parameters or on another endpoint is
-/// refused; a retry while the first request still runs gets 409.
+/// Idempotency keys (spec §5): a request with a key runs at most once, and its answer is kept
+/// for 24 hours, per account and caller (each caller has a key space of its own: no error ever
+/// names another caller's request), and replayed for retries; a reuse with other parameters or on
+/// another endpoint is refused; a retry while the first request still runs gets 409.
+///
+/// Exactly once, under any fault: the key is locked, the request's effects are made and its
+/// answer is kept in one transaction (``Database/enclosingTransaction(retryingConflicts:_:)``).
+/// Either all of it committed, and a retry replays the answer, or none of it did, and a retry
+/// runs afresh; there is no third state to wait out. A lost acknowledgement of the commit, a
+/// server killed at any point and a failover all leave one of the two.
 public struct IdempotencyService: Sendable {
     private let database: any Database
     private let sealer: ResponseSealer
-    private let pending = PendingSettlements()
 
-    /// How long a response is kept and replayed.
+    /// How long an answer is kept and replayed.
     public static let retention: Duration = .seconds(24 * 3600)
-    /// How long a request may hold its key before another may take it over (its server died).
-    public static let lease: Duration = .seconds(60)
     public static let maximumKeyLength = 255
+    /// Conflicts with other transactions (a deadlock, say) run the request again this many times.
+    static let conflictRetries = 2
 
     public init(database: any Database, masterKey: MasterKey) {
         self.database = database
         self.sealer = ResponseSealer(masterKey: masterKey)
     }
 
-    public enum Reservation: Sendable {
-        /// Run the request, then ``complete`` or ``release`` the key.
-        case proceed
-        /// Answer with what the first request answered.
-        case replay(status: Int, body: [UInt8])
+    /// What a request answered, as kept for its key.
+    public struct Answer: Sendable {
+        public let status: Int
+        public let body: [UInt8]
+
+        public init(status: Int, body: [UInt8]) {
+            self.status = status
+            self.body = body
+        }
     }
 
-    /// Claims the key for this request, or says how to answer instead.
-    public func reserve(_ request: IdempotentRequest) async throws -> Reservation {
+    public enum Outcome<Value: Sendable>: Sendable {
+        /// The request ran now and `value` is its result; its answer was kept with its effects.
+        case ran(Value)
+        /// A retry: the answer of the request that ran with the key.
+        case replayed(Answer)
+    }
+
+    /// Runs `work` once for the key, in one transaction with the key's answer, or replays the
+    /// answer kept for it. `work` returns its result and the answer to keep; when it throws,
+    /// nothing it did is kept and neither is the key, so a retry runs afresh. `work` runs again
+    /// (whole) when the database gives up on it over a conflict with another transaction.
+    public func perform<Value: Sendable>(
+        _ request: IdempotentRequest, _ work: @Sendable () async throws -> (Value, answer: Answer)
+    ) async throws -> Outcome<Value> {
         guard !request.key.isEmpty, request.key.count <= Self.maximumKeyLength else {
             throw PurseError(
                 .invalidRequest, message: "Idempotency keys must have 1 to \(Self.maximumKeyLength) characters."
             )
         }
-        // An earlier attempt's answer still waiting to be written goes first.
-        let pendingID = PendingSettlements.id(of: request)
-        if let settlement = pending.take(pendingID) {
-            do {
-                try await settlement(self)
-            } catch {
-                pending.put(settlement, for: pendingID)
-                throw error
+        let (sealer, retention) = (self.sealer, Self.seconds(Self.retention))
+        return try await database.enclosingTransaction(retryingConflicts: Self.conflictRetries) { repositories in
+            let keys = repositories.idempotency
+            guard try await keys.lock(request) else { throw Self.inUse(request) }
+            if let stored = try await keys.find(request, retentionSeconds: retention) {
+                try Self.check(request, matches: stored)
+                return .replayed(Answer(status: stored.status, body: try sealer.open(stored.sealedBody, account: request.accountID)))
             }
-        }
-        let sealer = self.sealer
-        return try await database.autocommit { repositories in
-            // A key released between the claim's conflict and the read below is free again:
-            // claim it anew rather than run without a reservation.
-            for _ in 1...3 {
-                if let reservation = try await Self.reserve(request, in: repositories.idempotency, sealer: sealer) { return reservation }
-            }
-            throw PurseError(
-                .idempotencyInUse, code: "idempotency_key_in_use",
-                message: "There is currently another in-progress request using this Idempotent Key: \(request.key)."
-            )
+            let (value, answer) = try await work()
+            let sealed = try sealer.seal(answer.body, account: request.accountID)
+            try await keys.insert(request, status: answer.status, sealedBody: sealed, retentionSeconds: retention)
+            return .ran(value)
         }
     }
 
-    /// One try at ``reserve(_:)``: nil when the key vanished between the insert and the read.
-    private static func reserve(
-        _ request: IdempotentRequest, in keys: any IdempotencyRepository, sealer: ResponseSealer
-    ) async throws -> Reservation? {
-        if try await keys.claim(request, leaseSeconds: seconds(lease), retentionSeconds: seconds(retention)) { return .proceed }
-        guard let stored = try await keys.find(request) else { return nil }
+    /// Refuses a key reused with another endpoint or other parameters.
+    private static func check(_ request: IdempotentRequest, matches stored: StoredIdempotencyKey) throws {
         guard stored.path == request.path, stored.method == request.method else {
             throw PurseError(
                 .idempotency,
@@ -77,72 +85,15 @@ public struct IdempotencyService: Sendable {
                     + "used with. Try using a key other than '\(request.key)' if you meant to execute a different request."
             )
         }
-        if let response = stored.response {
-            return .replay(status: response.status, body: try sealer.open(response.sealedBody, account: request.accountID))
-        }
-        // Still in flight: unless its lease ran out (its server died), it is someone else's.
-        guard stored.leaseExpired else {
-            throw PurseError(
-                .idempotencyInUse, code: "idempotency_key_in_use",
-                message: "There is currently another in-progress request using this Idempotent Key (that probably "
-                    + "means you submitted twice, and the other request is still going through): \(request.key). "
-                    + "Please try again later."
-            )
-        }
-        guard try await keys.takeOver(request, leaseSeconds: seconds(lease)) else {
-            throw PurseError(
-                .idempotencyInUse, code: "idempotency_key_in_use",
-                message: "There is currently another in-progress request using this Idempotent Key: \(request.key)."
-            )
-        }
-        return .proceed
     }
 
-    /// Keeps the response to a reserved key, sealed.
-    public func complete(_ request: IdempotentRequest, status: Int, body: [UInt8]) async throws {
-        let response = StoredIdempotencyKey.Response(status: status, sealedBody: try sealer.seal(body, account: request.accountID))
-        try await database.autocommit { try await $0.idempotency.complete(request, response: response) }
-    }
-
-    /// Forgets a reserved key without a response (the request was refused before it ran), so a
-    /// retry runs afresh.
-    public func release(_ request: IdempotentRequest) async throws {
-        try await database.autocommit { try await $0.idempotency.release(request) }
-    }
-
-    /// Settles a key whose answer is decided — `complete` or `release` — even while the database
-    /// is unreachable: tried now, and if PostgreSQL cannot be reached, again every half second in
-    /// the background, or at once when a retry of the request arrives first. A request that changed
-    /// state must not look unanswered (a retry would do it twice), and one that changed nothing must
-    /// not keep its key reserved (a retry would get 409 for the rest of the lease). The retries stop
-    /// well within the lease, after which a retry may have taken the key over.
-    public func settle(_ request: IdempotentRequest, _ settlement: @escaping @Sendable (IdempotencyService) async throws -> Void) async {
-        do {
-            try await settlement(self)
-            return
-        } catch DatabaseError.unavailable {
-            let id = PendingSettlements.id(of: request)
-            pending.put(settlement, for: id)
-            let deadline = ContinuousClock.now + Self.lease - .seconds(20)
-            Task { [pending] in
-                while ContinuousClock.now < deadline {
-                    try? await Task.sleep(for: .milliseconds(500))
-                    // Gone: a retry of the request settled it first.
-                    guard let settlement = pending.take(id) else { return }
-                    do {
-                        try await settlement(self)
-                        return
-                    } catch DatabaseError.unavailable {
-                        pending.put(settlement, for: id)
-                    } catch {
-                        return
-                    }
-                }
-                _ = pending.take(id)
-            }
-        } catch {
-            // Anything else would fail again; the lease frees the key.
-        }
+    private static func inUse(_ request: IdempotentRequest) -> PurseError {
+        PurseError(
+            .idempotencyInUse, code: "idempotency_key_in_use",
+            message: "There is currently another in-progress request using this Idempotent Key (that probably "
+                + "means you submitted twice, and the other request is still going through): \(request.key). "
+                + "Please try again later."
+        )
     }
 
     /// Deletes keys older than the retention period; returns how many.

@@ -19,6 +19,18 @@ public protocol Database: Sendable {
     /// Runs `body` with each statement committed on its own: for reads, and for writes of one
     /// statement.
     func autocommit<Result: Sendable>(_ body: @Sendable (Repositories) async throws -> Result) async throws -> Result
+
+    /// Runs `body` in one transaction that every unit of work the task asks for meanwhile joins:
+    /// all of it is kept when `body` returns, none when it throws. A joining unit is a savepoint
+    /// of it, so one that throws leaves nothing behind and the rest goes on, as it would have
+    /// on its own. What makes a request exactly once per idempotency key: the key's answer
+    /// commits with the request's effects (``IdempotencyService/perform(_:_:)``).
+    ///
+    /// With `retryingConflicts`, conflicts in any joining unit run all of `body` again.
+    func enclosingTransaction<Result: Sendable>(
+        retryingConflicts: Int,
+        _ body: @Sendable (Repositories) async throws -> Result
+    ) async throws -> Result
 }
 
 extension Database {

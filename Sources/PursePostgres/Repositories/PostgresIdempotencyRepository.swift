@@ -1,74 +1,52 @@
 import Postgres
 import PurseCore
 
-/// ``IdempotencyRepository`` on the `idempotency_keys` table.
+/// ``IdempotencyRepository`` on the `idempotency_keys` table, with a transaction-scoped advisory
+/// lock per key.
 struct PostgresIdempotencyRepository: IdempotencyRepository {
     let connection: PostgresConnection
 
-    func claim(_ request: IdempotentRequest, leaseSeconds: Int, retentionSeconds: Int) async throws -> Bool {
-        let claimed = try await connection.query(
+    func lock(_ request: IdempotentRequest) async throws -> Bool {
+        // The key's three parts hashed in a chain (each hash seeds the next), so no two keys share
+        // a lock by how their parts are split; a 64-bit collision only makes a request wait its
+        // turn with an unrelated one (a 409).
+        try await connection.query(
             """
-            INSERT INTO idempotency_keys (account_id, key, caller, method, path, params_hash, state, lease_expires_at)
-            VALUES (\(request.accountID), \(request.key), \(request.caller), \(request.method), \(request.path),
-                    \(request.parametersHash), 'in_flight', now() + \(leaseSeconds) * interval '1 second')
-            ON CONFLICT (account_id, caller, key) DO UPDATE
-                SET method = EXCLUDED.method, path = EXCLUDED.path,
-                    params_hash = EXCLUDED.params_hash, state = 'in_flight', lease_expires_at = EXCLUDED.lease_expires_at,
-                    status = NULL, response = NULL, created_at = now()
-                -- Take over a key whose response has expired.
-                WHERE idempotency_keys.created_at < now() - \(retentionSeconds) * interval '1 second'
-            RETURNING 1
+            SELECT pg_try_advisory_xact_lock(
+                hashtextextended(\(request.key), hashtextextended(\(request.caller), hashtextextended(\(request.accountID), 0)))
+            ) AS locked
             """
-        )
-        return !claimed.isEmpty
+        )[0]["locked"]
     }
 
-    func find(_ request: IdempotentRequest) async throws -> StoredIdempotencyKey? {
+    func find(_ request: IdempotentRequest, retentionSeconds: Int) async throws -> StoredIdempotencyKey? {
         let rows = try await connection.query(
             """
-            SELECT method, path, params_hash, state, lease_expires_at < now() AS lease_expired, status, response
+            SELECT method, path, params_hash, status, response
             FROM idempotency_keys
             WHERE account_id = \(request.accountID) AND caller = \(request.caller) AND key = \(request.key)
+              AND created_at >= now() - \(retentionSeconds) * interval '1 second'
             """
         )
         guard let row = rows.first else { return nil }
-        var response: StoredIdempotencyKey.Response?
-        if try row["state", as: String.self] == "done", let status: Int = try row["status"], let sealed: [UInt8] = try row["response"] {
-            response = StoredIdempotencyKey.Response(status: status, sealedBody: sealed)
-        }
         return StoredIdempotencyKey(
-            method: try row["method"], path: try row["path"], parametersHash: try row["params_hash"], response: response,
-            leaseExpired: try row["lease_expired", as: Bool?.self] == true
+            method: try row["method"], path: try row["path"], parametersHash: try row["params_hash"],
+            status: try row["status"], sealedBody: try row["response"]
         )
     }
 
-    func takeOver(_ request: IdempotentRequest, leaseSeconds: Int) async throws -> Bool {
-        let takenOver = try await connection.query(
+    func insert(_ request: IdempotentRequest, status: Int, sealedBody: [UInt8], retentionSeconds: Int) async throws {
+        // Travels with the COMMIT. now() is the transaction's start, as in `find`: a key `find`
+        // did not return is absent or expired, and the lock keeps it so.
+        try await connection.queryLater(
             """
-            UPDATE idempotency_keys SET lease_expires_at = now() + \(leaseSeconds) * interval '1 second'
-            WHERE account_id = \(request.accountID) AND caller = \(request.caller) AND key = \(request.key)
-              AND state = 'in_flight' AND lease_expires_at < now()
-            RETURNING 1
-            """
-        )
-        return !takenOver.isEmpty
-    }
-
-    func complete(_ request: IdempotentRequest, response: StoredIdempotencyKey.Response) async throws {
-        try await connection.query(
-            """
-            UPDATE idempotency_keys SET state = 'done', status = \(response.status), response = \(response.sealedBody), lease_expires_at = NULL
-            WHERE account_id = \(request.accountID) AND caller = \(request.caller) AND key = \(request.key)
-            """
-        )
-    }
-
-    func release(_ request: IdempotentRequest) async throws {
-        try await connection.query(
-            """
-            DELETE FROM idempotency_keys
-            WHERE account_id = \(request.accountID) AND caller = \(request.caller) AND key = \(request.key)
-              AND state = 'in_flight'
+            INSERT INTO idempotency_keys (account_id, key, caller, method, path, params_hash, status, response)
+            VALUES (\(request.accountID), \(request.key), \(request.caller), \(request.method), \(request.path),
+                    \(request.parametersHash), \(status), \(sealedBody))
+            ON CONFLICT (account_id, caller, key) DO UPDATE
+                SET method = EXCLUDED.method, path = EXCLUDED.path, params_hash = EXCLUDED.params_hash,
+                    status = EXCLUDED.status, response = EXCLUDED.response, created_at = now()
+                WHERE idempotency_keys.created_at < now() - \(retentionSeconds) * interval '1 second'
             """
         )
     }

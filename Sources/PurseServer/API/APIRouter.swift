@@ -11,6 +11,13 @@ import PurseModels
 final class APIRouter {
     typealias Handler = @Sendable (APIRequest) async throws -> APIResult
 
+    /// What a handler answered, rendered.
+    struct Answer: Sendable {
+        let status: HTTPResponse.Status
+        let body: [UInt8]
+        let headers: HTTPFields
+    }
+
     /// A route as declared.
     struct Route: Sendable {
         let method: HTTPRequest.Method
@@ -36,6 +43,8 @@ final class APIRouter {
         let failedAuthentications: RateLimiter?
         let clientAddress: ClientAddress
         let ignoredParameters: IgnoredParameters
+        /// Test-only (debug builds): where a request with an idempotency key may kill the server.
+        let faultPoint: FaultPoint?
     }
 
     init(router: Router<PurseRequestContext>, pipeline: Pipeline) {
@@ -121,15 +130,17 @@ extension APIRouter.Pipeline {
             parameterPolicy: ParameterPolicy(credential: credential, routePath: route.path),
             ignoredParameters: ignoredParameters, logger: context.logger
         )
-        let run = { @Sendable () async throws -> (status: HTTPResponse.Status, body: [UInt8], headers: HTTPFields) in
+        let run = { @Sendable () async throws -> APIRouter.Answer in
             let result = try await handler(apiRequest)
-            if expansion.isEmpty, case .rendered(let bytes) = result.body { return (result.status, bytes, result.headers) }
+            if expansion.isEmpty, case .rendered(let bytes) = result.body {
+                return APIRouter.Answer(status: result.status, body: bytes, headers: result.headers)
+            }
             let caller = credential
             let body = try await Expansion.apply(expansion, to: try result.value(), returns: route.returns) { type, id in
                 guard let caller else { return nil }
                 return try await loader.load(type, id: id, caller: caller)
             }
-            return (result.status, JSONWriter.bytes(body), result.headers)
+            return APIRouter.Answer(status: result.status, body: JSONWriter.bytes(body), headers: result.headers)
         }
 
         guard let idempotencyKey, let credential else {
@@ -143,29 +154,29 @@ extension APIRouter.Pipeline {
             accountID: credential.accountID, caller: credential.idempotencyScope, key: idempotencyKey,
             method: request.method.rawValue, path: request.uri.path, parameters: hashed
         )
-        switch try await idempotency.reserve(reservation) {
-        case .replay(let status, let bytes):
-            return .json(bytes: bytes, status: HTTPResponse.Status(code: status), headers: [.idempotentReplayed: "true"])
-        case .proceed:
-            let result: (status: HTTPResponse.Status, body: [UInt8], headers: HTTPFields)
+        // The request runs in one transaction with its key's answer. A decline is an answer too:
+        // kept with what the confirmation recorded. Any other error keeps nothing, so a retry
+        // runs afresh.
+        let outcome = try await idempotency.perform(reservation) {
+            () async throws -> (Result<APIRouter.Answer, APIError>, answer: IdempotencyService.Answer) in
             do {
-                result = try await run()
-            } catch {
-                let apiError = ResponseMiddleware.apiError(for: error, request: request, context: context)
-                if apiError.isStoredForIdempotency {
-                    let body = JSONWriter.bytes(apiError.body)
-                    await idempotency.settle(reservation) { try await $0.complete(reservation, status: Int(apiError.status.code), body: body) }
-                } else {
-                    await idempotency.settle(reservation) { try await $0.release(reservation) }
-                }
-                throw apiError
+                let result = try await run()
+                faultPoint?.reached(.beforeCommit)
+                return (.success(result), IdempotencyService.Answer(status: Int(result.status.code), body: result.body))
+            } catch let error as PurseError where error.isExecutionOutcome {
+                let apiError = APIError(error)
+                return (.failure(apiError), IdempotencyService.Answer(status: Int(apiError.status.code), body: JSONWriter.bytes(apiError.body)))
             }
-            // Done and committed: the client gets its answer even if storing it for replays has to
-            // wait for the database.
-            await idempotency.settle(reservation) {
-                try await $0.complete(reservation, status: Int(result.status.code), body: result.body)
+        }
+        switch outcome {
+        case .replayed(let answer):
+            return .json(bytes: answer.body, status: HTTPResponse.Status(code: answer.status), headers: [.idempotentReplayed: "true"])
+        case .ran(let result):
+            faultPoint?.reached(.afterCommit)
+            switch result {
+            case .success(let result): return .json(bytes: result.body, status: result.status, headers: result.headers)
+            case .failure(let apiError): throw apiError
             }
-            return .json(bytes: result.body, status: result.status)
         }
     }
 

@@ -78,7 +78,8 @@ public struct PurseApplication {
                 rateLimiter: configuration.rateLimit.map(RateLimiter.init),
                 failedAuthentications: configuration.rateLimit.map(RateLimiter.init),
                 clientAddress: ClientAddress(trustedProxies: configuration.trustedProxies),
-                ignoredParameters: IgnoredParameters(registry: metrics)
+                ignoredParameters: IgnoredParameters(registry: metrics),
+                faultPoint: FaultPoint.fromEnvironment()
             )
         )
         let health = HealthController(health: try DatabaseHealth(pool: pool))

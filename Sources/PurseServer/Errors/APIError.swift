@@ -21,8 +21,6 @@ public struct APIError: Error, Sendable {
     public var extra: JSONObject
     /// Headers the response must carry (`Stripe-Should-Retry`, `Retry-After`, ...).
     public var headers: HTTPFields
-    /// Whether the request changed state before failing, so an idempotent retry replays it.
-    public var isExecutionOutcome = false
 
     public init(
         status: HTTPResponse.Status,
@@ -111,18 +109,21 @@ extension APIError {
         )
     }
 
-    /// Whether an idempotency key keeps this error for replays: a request that ran and failed
-    /// (a decline, an unexpected error) does; one refused before it ran, or one the database's
-    /// absence stopped, does not, so a retry runs afresh.
-    var isStoredForIdempotency: Bool {
-        isExecutionOutcome || status == .internalServerError
-    }
-
     /// 503 while PostgreSQL cannot be reached; the SDKs retry it.
     static let databaseUnavailable = APIError(
         status: .serviceUnavailable,
         kind: .api,
         message: "Purse cannot reach its database right now. The request changed nothing; retry it shortly.",
+        headers: [.stripeShouldRetry: "true"]
+    )
+
+    /// 503 when the database was lost while the request committed: the SDKs retry it, and a
+    /// retry with the same `Idempotency-Key` answers with what happened.
+    static let commitOutcomeUnknown = APIError(
+        status: .serviceUnavailable,
+        kind: .api,
+        message: "Purse lost its database while this request was being saved, so it may or may not have been applied. "
+            + "Retry it with the same Idempotency-Key: the retry answers with its result.",
         headers: [.stripeShouldRetry: "true"]
     )
 
@@ -156,7 +157,6 @@ extension APIError {
             declineCode: error.declineCode, extra: error.related,
             headers: error.category == .conflict ? [.stripeShouldRetry: "true"] : [:]
         )
-        isExecutionOutcome = error.isExecutionOutcome
     }
 }
 

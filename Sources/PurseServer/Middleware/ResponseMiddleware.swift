@@ -52,6 +52,9 @@ struct ResponseMiddleware: RouterMiddleware {
             case .unavailable:
                 context.logger.warning("database unavailable", metadata: ["error": .string(error.description)])
                 return .databaseUnavailable
+            case .outcomeUnknown:
+                context.logger.warning("database lost during a commit", metadata: ["error": .string(error.description)])
+                return .commitOutcomeUnknown
             case .refused(let refusal, _):
                 // A race the checks before it did not foresee: the domain's answer, not a 500.
                 context.logger.info("database refusal answered as a domain error", metadata: ["error": .string(error.description)])

@@ -3,7 +3,7 @@ import Testing
 
 @testable import PurseCore
 
-/// API keys, customers' ephemeral keys, idempotency keys and webhook deliveries, through their
+/// API keys, customers' ephemeral keys and webhook deliveries, through their
 /// services, on the in-memory repositories.
 @Suite("Keys, credentials and deliveries, in memory")
 struct CredentialsAndDeliveryTests {
@@ -93,40 +93,6 @@ struct CredentialsAndDeliveryTests {
         #expect(try await purse.database.autocommit { try await $0.customerCredentials.credential(keyHash: hash) } == nil)
         // No new key for a deleted customer.
         await #expect(throws: PurseError.self) { _ = try await purse.ephemeralKeys.create(.init(customer: customer), by: purse.secret) }
-    }
-
-    @Test func anIdempotencyKeyIsHeldForItsLeaseThenReplaysItsResponse() async throws {
-        let purse = try await DomainHarness.make()
-        func request(_ body: String) -> IdempotentRequest {
-            IdempotentRequest(
-                accountID: purse.account, caller: "account", key: "order-1", method: "POST", path: "/v1/customers", parameters: Array(body.utf8)
-            )
-        }
-        guard case .proceed = try await purse.idempotency.reserve(request("a=1")) else {
-            Issue.record("not claimed")
-            return
-        }
-        let busy = await #expect(throws: PurseError.self) { _ = try await purse.idempotency.reserve(request("a=1")) }
-        #expect(busy?.code == "idempotency_key_in_use")
-        // Its server died: once the lease runs out, a retry takes it over.
-        await purse.database.advanceClock(by: 61)
-        guard case .proceed = try await purse.idempotency.reserve(request("a=1")) else {
-            Issue.record("not taken over")
-            return
-        }
-        try await purse.idempotency.complete(request("a=1"), status: 200, body: Array("{\"id\":1}".utf8))
-        guard case .replay(let status, let body) = try await purse.idempotency.reserve(request("a=1")) else {
-            Issue.record("not replayed")
-            return
-        }
-        #expect(status == 200)
-        #expect(body == Array("{\"id\":1}".utf8))
-        let other = await #expect(throws: PurseError.self) { _ = try await purse.idempotency.reserve(request("a=2")) }
-        #expect(other?.category == .idempotency)
-        // Kept a day, then pruned.
-        #expect(try await purse.idempotency.prune() == 0)
-        await purse.database.advanceClock(by: 86_401)
-        #expect(try await purse.idempotency.prune() == 1)
     }
 
     @Test func aDeliveryIsClaimedOnceAndRetriedAfterItsBackoff() async throws {

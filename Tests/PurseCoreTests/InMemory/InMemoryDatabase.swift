@@ -22,6 +22,8 @@ actor InMemoryDatabase: Database {
 
     /// The unit of work the current task runs, to refuse a nested one (it would wait for itself).
     @TaskLocal private static var running: ObjectIdentifier?
+    /// The database whose enclosing transaction the current task runs in: units join it.
+    @TaskLocal private static var enclosed: ObjectIdentifier?
 
     init() {}
 
@@ -39,9 +41,17 @@ actor InMemoryDatabase: Database {
         try await run(transactional: false, body)
     }
 
-    private func run<Result: Sendable>(
-        transactional: Bool, _ body: nonisolated(nonsending) @Sendable (Repositories) async throws -> Result
+    nonisolated(nonsending) func enclosingTransaction<Result: Sendable>(
+        retryingConflicts: Int, _ body: nonisolated(nonsending) @Sendable (Repositories) async throws -> Result
     ) async throws -> Result {
+        try await run(transactional: true, enclosing: true, body)
+    }
+
+    private func run<Result: Sendable>(
+        transactional: Bool, enclosing: Bool = false,
+        _ body: nonisolated(nonsending) @Sendable (Repositories) async throws -> Result
+    ) async throws -> Result {
+        if Self.enclosed == ObjectIdentifier(self) { return try await savepoint(body) }
         guard Self.running != ObjectIdentifier(self) else { throw InMemoryDatabaseError.nestedUnitOfWork }
         await acquire()
         defer { release() }
@@ -49,11 +59,26 @@ actor InMemoryDatabase: Database {
         inTransaction = transactional
         defer { inTransaction = false }
         do {
-            let result = try await Self.$running.withValue(ObjectIdentifier(self)) { try await body(repositories) }
+            let result = try await Self.$running.withValue(ObjectIdentifier(self)) {
+                try await Self.$enclosed.withValue(enclosing ? ObjectIdentifier(self) : nil) { try await body(repositories) }
+            }
             if transactional { try state.checkDeferredConstraints() }
             return result
         } catch {
             if transactional { state = snapshot }
+            throw error
+        }
+    }
+
+    /// A unit of work joining the enclosing transaction: undone alone when it throws.
+    private func savepoint<Result: Sendable>(
+        _ body: nonisolated(nonsending) @Sendable (Repositories) async throws -> Result
+    ) async throws -> Result {
+        let snapshot = state
+        do {
+            return try await body(repositories)
+        } catch {
+            state = snapshot
             throw error
         }
     }

@@ -100,15 +100,19 @@ public struct WebhookDeliveryQueue: Sendable {
         try await database.autocommit { try await $0.webhooks.backlog() }
     }
 
-    /// Records an attempt and schedules the next one, or ends the delivery.
-    public func record(_ attempt: Attempt, outcome: Outcome, at time: Int = Clock.now) async throws {
+    /// Records an attempt and schedules the next one, or ends the delivery. `attemptID` names the
+    /// attempt's record: the same for every try at recording one attempt, so a try whose commit
+    /// was lost and the one after it record the attempt once.
+    public func record(
+        _ attempt: Attempt, outcome: Outcome, at time: Int = Clock.now, attemptID: String = ObjectID.make(.delivery)
+    ) async throws {
         let attempts = attempt.previousAttempts + 1
         let delay = retrySchedule[min(attempts - 1, retrySchedule.count - 1)]
         let gaveUp = time + delay > attempt.eventCreated + giveUpAfter
         let nextRetry: Int? = outcome.succeeded || gaveUp ? nil : time + delay
         let state: DeliveryState = outcome.succeeded ? .delivered : (gaveUp ? .failed : .pending)
         let made = WebhookDeliveryAttempt(
-            id: ObjectID.make(.delivery), created: time, durationMs: outcome.durationMs, endpoint: attempt.endpointID,
+            id: attemptID, created: time, durationMs: outcome.durationMs, endpoint: attempt.endpointID,
             error: outcome.failure?.rawValue, event: attempt.eventID, nextRetryAt: nextRetry, statusCode: outcome.statusCode
         )
         try await database.transaction { repositories in

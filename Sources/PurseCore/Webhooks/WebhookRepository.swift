@@ -77,8 +77,10 @@ public protocol WebhookRepository: Sendable {
     /// Ends a claimed delivery as failed, without an attempt.
     func giveUp(delivery: Int) async throws
 
-    /// Records an attempt, then where its delivery stands, if it is still pending: its state,
-    /// the attempts made, and when the next is due.
+    /// Records an attempt, then where its delivery stands, if it is still pending with the
+    /// attempts made before this one (`attempts - 1`): its state, the attempts made, and when the
+    /// next is due. Recording the same attempt (by id) again changes nothing, so a record whose
+    /// commit was not acknowledged can be tried again.
     func recordAttempt(
         _ attempt: WebhookDeliveryAttempt, account: String, delivery: Int, state: DeliveryState, attempts: Int, nextAttemptAt: Int
     ) async throws

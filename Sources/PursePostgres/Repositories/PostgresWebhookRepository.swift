@@ -105,6 +105,7 @@ struct PostgresWebhookRepository: WebhookRepository {
             INSERT INTO webhook_attempts (id, account_id, endpoint_id, event_id, created, status_code, duration_ms, error, next_retry_at)
             VALUES (\(attempt.id), \(account), \(attempt.endpoint), \(attempt.event), \(attempt.created),
                     \(attempt.statusCode.map(Int32.init)), \(Int32(attempt.durationMs)), \(attempt.error), \(attempt.nextRetryAt))
+            ON CONFLICT (id) DO NOTHING
             """
         )
         try await connection.query(
@@ -112,7 +113,7 @@ struct PostgresWebhookRepository: WebhookRepository {
             UPDATE webhook_deliveries
             SET state = \(state.rawValue), attempts = \(Int32(attempts)), claimed_until = NULL,
                 next_attempt_at = to_timestamp(\(nextAttemptAt))
-            WHERE seq = \(delivery) AND state = 'pending'
+            WHERE seq = \(delivery) AND state = 'pending' AND attempts = \(Int32(attempts - 1))
             """
         )
     }

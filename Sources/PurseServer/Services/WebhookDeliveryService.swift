@@ -14,6 +14,10 @@ struct WebhookDeliveryService: Service {
     var pollInterval: Duration = .milliseconds(500)
     /// Attempts in flight at once.
     var batchSize = 16
+    /// How often a record the database refused is tried again, and how long before the claim
+    /// expires the tries stop (another server may claim the delivery then).
+    var recordRetryPause: Duration = .milliseconds(500)
+    var recordRetryMargin: Duration = .seconds(10)
 
     /// What finished in the delivery loop's task group.
     private enum Finished {
@@ -76,11 +80,31 @@ struct WebhookDeliveryService: Service {
         // The network's own words are the operator's: the tenant sees only the class.
         if let detail = outcome.detail { metadata["detail"] = .string(detail) }
         logger.info("webhook attempt", metadata: metadata)
-        do {
-            try await queue.record(attempt, outcome: outcome)
-        } catch {
-            // The claim expires and another attempt follows: at least once.
-            logger.warning("Could not record a webhook attempt", metadata: ["error": "\(error)"])
+        await record(attempt, outcome: outcome)
+    }
+
+    /// Records the attempt, trying again while the database cannot be reached, until shortly
+    /// before the claim expires: an attempt that reached the endpoint belongs in its log, and a
+    /// delivery acknowledged by the endpoint must not be sent again. Past that, or when this
+    /// server dies first, the claim expires and the event is sent again with the same id: at
+    /// least once, twice only when the endpoint's answer was truly lost.
+    private func record(_ attempt: WebhookDeliveryQueue.Attempt, outcome: WebhookDeliveryQueue.Outcome) async {
+        let (time, attemptID) = (Clock.now, ObjectID.make(.delivery))
+        // The claim was taken before the attempt was sent.
+        let deadline = ContinuousClock.now + .seconds(queue.claimLease) - .milliseconds(outcome.durationMs) - recordRetryMargin
+        while true {
+            do {
+                try await queue.record(attempt, outcome: outcome, at: time, attemptID: attemptID)
+                return
+            } catch let error as DatabaseError where error.isOutOfReach && ContinuousClock.now + recordRetryPause < deadline {
+                try? await Task.sleep(for: recordRetryPause)
+            } catch {
+                logger.warning(
+                    "Could not record a webhook attempt; its delivery is tried again when its claim expires",
+                    metadata: ["error": "\(error)", "event": .string(attempt.eventID)]
+                )
+                return
+            }
         }
     }
 }

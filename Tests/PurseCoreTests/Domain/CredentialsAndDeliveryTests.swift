@@ -116,7 +116,13 @@ struct CredentialsAndDeliveryTests {
 
         let attempt = try #require(first.first)
         let time = await purse.database.snapshot().now
-        try await purse.webhookQueue.record(attempt, outcome: .init(statusCode: 500, failure: nil, durationMs: 12), at: time)
+        // Recorded twice, as after a commit whose acknowledgement was lost: kept once.
+        let attemptID = ObjectID.make(.delivery)
+        for _ in 0..<2 {
+            try await purse.webhookQueue.record(
+                attempt, outcome: .init(statusCode: 500, failure: nil, durationMs: 12), at: time, attemptID: attemptID
+            )
+        }
         backlog = try await purse.webhookQueue.backlog()
         #expect((backlog.pending, backlog.due) == (1, 0))
         #expect(try await purse.webhookQueue.claim(limit: 10).isEmpty)

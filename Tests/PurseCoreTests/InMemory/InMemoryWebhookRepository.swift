@@ -148,13 +148,14 @@ struct InMemoryWebhookRepository: WebhookRepository {
         nextAttemptAt: Int
     ) async throws {
         try await database.write { state in
-            guard state.webhookAttempts[attempt.id] == nil else { throw InMemoryDatabaseError.constraint("webhook_attempts_pkey") }
+            // ON CONFLICT (id) DO NOTHING.
+            guard state.webhookAttempts[attempt.id] == nil else { return }
             guard state.webhookEndpoints[attempt.endpoint] != nil else {
                 throw InMemoryDatabaseError.constraint("webhook_attempts_endpoint_id_fkey")
             }
             guard state.events[attempt.event] != nil else { throw InMemoryDatabaseError.constraint("webhook_attempts_event_id_fkey") }
             state.webhookAttempts[attempt.id] = WebhookAttemptRow(attempt: attempt, account: account, seq: state.nextSeq())
-            guard var row = state.webhookDeliveries[delivery], row.state == .pending else { return }
+            guard var row = state.webhookDeliveries[delivery], row.state == .pending, row.attempts == attempts - 1 else { return }
             row.state = deliveryState
             row.attempts = attempts
             row.claimedUntil = nil

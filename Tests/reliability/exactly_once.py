@@ -1,0 +1,630 @@
+#!/usr/bin/env python3
+"""Exactly once per Idempotency-Key, under faults: two `purse serve` instances on one PostgreSQL,
+a bounded write load whose every request carries a key and is retried, with that key, on the
+other instance after any failure, and one fault per run:
+
+    kill-after-commit   an instance dies (SIGKILL) after a request's commit, before its response
+                        (the server's test-only fault point, PURSE_TEST_FAULT; debug builds only)
+    kill-before-commit  an instance dies after a request's work, before its commit (same)
+    kill-random         an instance is killed with SIGKILL at random moments, from outside
+    postgres-restart    PostgreSQL is restarted (pg_ctl restart -m immediate: a crash and recovery)
+    cut-mid-commit      the servers reach PostgreSQL through a proxy that cuts connections at a
+                        COMMIT: before it reaches PostgreSQL, or after, dropping its answer
+
+A killed instance is started again at once. After each run, and with the load stopped:
+
+- every key was answered in the end with a 2xx (the load sends only valid requests);
+- every 2xx for one key names the same object, and 0 objects were created twice for one key
+  (customers and setup intents carry their key in metadata; attached cards are matched to the
+  answers of their attach requests);
+- 0 acknowledged writes lost: each object a 2xx named is stored, confirmed setup intents succeeded;
+- 0 invariant violations (defaults name methods attached to the same customer, succeeded intents
+  have their method, each event of the run is delivered to the webhook endpoint with its id);
+- no failed request (a 503, a 409, any other error) started later than 5 s after the fault
+  before it; refused or cut connections to a killed instance do not count.
+
+    python3 Tests/reliability/exactly_once.py [--seconds S] [--rounds N] [--faults a,b] [--json PATH] [--keep]
+
+The quick form (the test command) runs each fault once for a few seconds; `scripts/exactly-once`
+runs the long form and writes its figures to Tests/reliability/exactly-once.json. Loopback only.
+"""
+
+import argparse
+import collections
+import contextlib
+import http.server
+import json
+import os
+import pathlib
+import random
+import re
+import secrets
+import selectors
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from faults import Cluster, Purse, log, purse_binary, send
+
+WORKERS = 6
+RETRY_PAUSE = 0.05
+# After the load stops, a key still unanswered gets this long to be answered.
+SETTLE_LIMIT = 30.0
+# No failed request may start later than this after the fault before it.
+FAILURE_LIMIT = 5.0
+# How late the suite may notice a fault (a kill is seen when the supervisor next looks).
+DETECTION_LAG = 1.0
+FAULT_PROBABILITY = 0.01
+# After the load stops, the webhook queue gets this long to drain.
+DRAIN_LIMIT = 20.0
+# The chance that the proxy cuts a connection at one COMMIT, in `cut-mid-commit`.
+CUT_PROBABILITY = 0.02
+FAULTS = ("kill-after-commit", "kill-before-commit", "kill-random", "postgres-restart", "cut-mid-commit")
+
+
+class Attempt:
+    __slots__ = ("instance", "started", "finished", "status", "body", "error", "replayed")
+
+
+class Key:
+    """One logical request: its key, what it asked, and every attempt made with the key."""
+
+    def __init__(self, operation, method, path, params):
+        self.id = f"once-{secrets.token_hex(10)}"
+        self.operation = operation
+        self.method = method
+        self.path = path
+        self.params = params
+        self.attempts = []
+
+    @property
+    def answer(self):
+        """The last attempt's JSON when it was a 2xx, else None."""
+        last = self.attempts[-1] if self.attempts else None
+        return json.loads(last.body) if last and last.status and 200 <= last.status < 300 else None
+
+
+class Load:
+    """WORKERS threads, each with customers of its own, sending keyed writes until stopped; a
+    key whose attempt failed (503, 409, a transport error) is retried on the other instance, and
+    the thread goes on only once the key is answered, so every key ends answered or is reported."""
+
+    OPERATIONS = {"create_customer": 3, "attach": 4, "set_default": 3, "setup_intent": 3, "update": 2}
+
+    def __init__(self, instances, api_key):
+        self.instances = instances
+        self.api_key = api_key
+        self.stopping = threading.Event()
+        self.abandoning = threading.Event()
+        self.lock = threading.Lock()
+        self.keys = []
+        self.threads = [threading.Thread(target=self.work, args=(number,), name=f"client-{number}", daemon=True)
+                        for number in range(WORKERS)]
+
+    def start(self):
+        for thread in self.threads:
+            thread.start()
+
+    def stop(self):
+        """Stops new keys; waits up to SETTLE_LIMIT for every key in flight to be answered."""
+        self.stopping.set()
+        deadline = time.monotonic() + SETTLE_LIMIT
+        for thread in self.threads:
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        self.abandoning.set()
+        for thread in self.threads:
+            thread.join(timeout=10)
+
+    def call(self, operation, method, path, params, chooser):
+        key = Key(operation, method, path, params)
+        with self.lock:
+            self.keys.append(key)
+        instance = chooser.choice(self.instances)
+        while not self.abandoning.is_set():
+            attempt = Attempt()
+            attempt.instance = instance.name
+            attempt.started = time.monotonic()
+            attempt.status = attempt.body = attempt.error = None
+            attempt.replayed = False
+            try:
+                reply = send(instance.base, self.api_key, method, path, params, key.id)
+                attempt.status, attempt.body = reply.status, reply.body
+                attempt.replayed = reply.headers.get("Idempotent-Replayed") == "true"
+            except Exception as error:  # a refused or cut connection: the kill itself
+                attempt.error = type(error).__name__
+            attempt.finished = time.monotonic()
+            key.attempts.append(attempt)
+            if attempt.status is not None and attempt.status not in (409, 503) and attempt.status < 500:
+                return key.answer
+            instance = self.instances[1 - self.instances.index(instance)]
+            time.sleep(RETRY_PAUSE)
+        return None
+
+    def work(self, number):
+        chooser = random.Random(number)
+        customers = []  # (customer id, attached method ids)
+        while not self.stopping.is_set():
+            operation = "create_customer" if not customers else chooser.choices(
+                list(self.OPERATIONS), list(self.OPERATIONS.values()))[0]
+            if operation == "create_customer":
+                tag = f"c-{secrets.token_hex(6)}"
+                customer = self.call(operation, "POST", "/v1/customers",
+                                     {"name": f"once {tag}", "metadata[purpose]": "exactly-once"}, chooser)
+                if customer:
+                    customers.append((customer["id"], []))
+                continue
+            customer, methods = chooser.choice(customers)
+            if operation == "attach":
+                method = self.call(operation, "POST", "/v1/payment_methods/pm_card_visa/attach",
+                                   {"customer": customer}, chooser)
+                if method:
+                    methods.append(method["id"])
+            elif operation == "set_default" and methods:
+                self.call(operation, "POST", f"/v1/customers/{customer}",
+                          {"invoice_settings[default_payment_method]": chooser.choice(methods)}, chooser)
+            elif operation == "update":
+                self.call(operation, "POST", f"/v1/customers/{customer}",
+                          {"metadata[touched]": secrets.token_hex(4)}, chooser)
+            elif operation == "setup_intent":
+                intent = self.call(operation, "POST", "/v1/setup_intents",
+                                   {"customer": customer, "payment_method_types[]": "card", "usage": "off_session"},
+                                   chooser)
+                if intent:
+                    self.call("confirm", "POST", f"/v1/setup_intents/{intent['id']}/confirm",
+                              {"payment_method": "pm_card_visa"}, chooser)
+
+
+class CuttingProxy:
+    """A TCP proxy between the servers and PostgreSQL that cuts connections at a COMMIT: with
+    probability `probability`, a client message holding `COMMIT` is either dropped with the
+    connection (the transaction never commits), or forwarded and the server's answer dropped
+    with the connection (it commits, and the acknowledgement is lost), half and half."""
+
+    def __init__(self, target_port, probability):
+        self.target_port = target_port
+        self.probability = probability
+        self.cutting = threading.Event()
+        self.lock = threading.Lock()
+        self.cuts = collections.Counter()
+        self.cut_times = []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            client, _ = self.listener.accept()
+            try:
+                server = socket.create_connection(("127.0.0.1", self.target_port))
+            except OSError:
+                client.close()
+                continue
+            threading.Thread(target=self.pump, args=(client, server), daemon=True).start()
+
+    def pump(self, client, server):
+        chooser = random.Random()
+        dropping_answer = False
+        with selectors.DefaultSelector() as selector, client, server:
+            selector.register(client, selectors.EVENT_READ, server)
+            selector.register(server, selectors.EVENT_READ, client)
+            while True:
+                for ready, _ in selector.select():
+                    source, destination = ready.fileobj, ready.data
+                    try:
+                        data = source.recv(65536)
+                    except OSError:
+                        return
+                    if not data:
+                        return
+                    if source is server and dropping_answer:
+                        self.record("after-commit-sent")
+                        return
+                    if source is client and b"COMMIT" in data and self.cutting.is_set() \
+                            and chooser.random() < self.probability:
+                        if chooser.random() < 0.5:
+                            self.record("before-commit-sent")
+                            return
+                        dropping_answer = True
+                    try:
+                        destination.sendall(data)
+                    except OSError:
+                        return
+
+    def record(self, window):
+        with self.lock:
+            self.cuts[window] += 1
+            self.cut_times.append(time.monotonic())
+
+
+class WebhookReceiver:
+    """A loopback endpoint that answers 200 and counts every event id it is sent."""
+
+    def __init__(self):
+        received = self.received = collections.Counter()
+        lock = self.lock = threading.Lock()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with lock:
+                    received[json.loads(body)["id"]] += 1
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *arguments):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+class Suite:
+    def __init__(self, folder, seconds):
+        self.folder = folder
+        self.seconds = seconds
+        self.cluster = Cluster(folder / "postgres")
+        self.master_key = secrets.token_hex(32)
+        self.receiver = WebhookReceiver()
+        self.results = []
+        # Cumulative webhook figures at the end of the run before, to report each run's own.
+        self.unrecorded_before = 0
+        self.sent_twice_before = 0
+
+    def setup(self):
+        self.cluster.create()
+        self.proxy = CuttingProxy(self.cluster.port, CUT_PROBABILITY)
+        first = Purse(self.cluster, self.folder, name="setup", master_key=self.master_key)
+        first.start()  # migrates the database
+        account = json.loads(first.command("accounts", "create", "--name", "Exactly once", "--json",
+                                           "--database-url", self.cluster.url()))
+        self.account, self.api_key = account["account"], account["secret_key"]
+        reply = send(first.base, self.api_key, "POST", "/v1/webhook_endpoints",
+                     {"url": self.receiver.url, "enabled_events[]": "*"})
+        first.kill()
+        if reply.status != 200:
+            raise SystemExit(f"creating the webhook endpoint failed: {reply.status} {reply.body[:300]}")
+        log(f"PostgreSQL on 127.0.0.1:{self.cluster.port}, account {self.account}, webhooks to {self.receiver.url}")
+
+    def instances(self, fault):
+        """Two instances; the first carries the fault point when the fault is one."""
+        environment = {}
+        if fault in ("kill-after-commit", "kill-before-commit"):
+            environment["PURSE_TEST_FAULT"] = f"{fault.removeprefix('kill-')}:{FAULT_PROBABILITY}"
+        if fault == "cut-mid-commit":
+            environment["DATABASE_URL"] = self.cluster.url().replace(f":{self.cluster.port}/", f":{self.proxy.port}/")
+        pair = [Purse(self.cluster, self.folder, name=f"{fault}-a", master_key=self.master_key,
+                      environment=environment),
+                Purse(self.cluster, self.folder, name=f"{fault}-b", master_key=self.master_key)]
+        for instance in pair:
+            instance.start()
+        return pair
+
+    def run(self, fault, round_number):
+        log(f"{fault}, round {round_number}: {self.seconds:.0f} s of load")
+        instances = self.instances(fault)
+        started = time.monotonic()
+        load = Load(instances, self.api_key)
+        faults_at = []
+        stop_faults = threading.Event()
+        watcher = threading.Thread(target=self.inject, args=(fault, instances, faults_at, stop_faults), daemon=True)
+        load.start()
+        watcher.start()
+        time.sleep(self.seconds)
+        stop_faults.set()
+        watcher.join()
+        with self.proxy.lock:
+            faults_at.extend(self.proxy.cut_times)
+            self.proxy.cut_times.clear()
+        load.stop()
+        for instance in instances:
+            if not instance.alive():
+                instance.start()
+        result = self.check(fault, round_number, load, instances, faults_at, time.monotonic() - started)
+        for instance in instances:
+            instance.kill()
+        self.results.append(result)
+        return result
+
+    def inject(self, fault, instances, faults_at, stop):
+        """Makes the run's fault happen, and brings killed instances back, until `stop`."""
+        chooser = random.Random()
+        next_kill = time.monotonic() + chooser.uniform(1.0, 2.5)
+        restarted = False
+        while not stop.is_set():
+            now = time.monotonic()
+            for instance in instances:
+                if not instance.alive():
+                    faults_at.append(now)
+                    instance.start()
+            if fault == "kill-random" and now >= next_kill:
+                victim = chooser.choice(instances)
+                victim.kill()
+                faults_at.append(time.monotonic())
+                victim.start()
+                next_kill = time.monotonic() + chooser.uniform(1.0, 2.5)
+            elif fault == "postgres-restart" and not restarted and now >= next_kill:
+                faults_at.append(time.monotonic())
+                self.cluster.tool("pg_ctl", "-D", str(self.cluster.data), "-w", "-m", "immediate", "stop")
+                self.cluster.start()
+                faults_at.append(time.monotonic())
+                restarted = True
+            elif fault == "cut-mid-commit" and not self.proxy.cutting.is_set():
+                self.proxy.cutting.set()
+            time.sleep(0.02)
+        self.proxy.cutting.clear()
+
+    def check(self, fault, round_number, load, instances, faults_at, wall):
+        violations = []
+        keys = load.keys
+        unanswered = [key for key in keys if key.answer is None]
+        for key in unanswered[:10]:
+            violations.append(f"key {key.id} ({key.operation}) never got a 2xx: "
+                              + ", ".join(str(a.status or a.error) for a in key.attempts[-5:]))
+        # Each failed attempt must follow a fault by at most FAILURE_LIMIT. A refused or cut
+        # connection is a failure only where no server was killed.
+        kills = fault.startswith("kill-")
+        fault_times = sorted(faults_at)
+        late_failures = []
+        for key in keys:
+            for attempt in key.attempts:
+                failed = (attempt.status is not None and attempt.status >= 400) or (
+                    attempt.error is not None and not kills)
+                if not failed:
+                    continue
+                behind = self.fault_behind(attempt, fault_times)
+                if behind is None or attempt.started - behind > FAILURE_LIMIT:
+                    late_failures.append((key, attempt, None if behind is None else attempt.started - behind))
+        for key, attempt, delay in late_failures[:10]:
+            when = "with no fault before it" if delay is None else f"{delay:.2f} s after the fault before it"
+            violations.append(f"key {key.id} ({key.operation}) got {attempt.status or attempt.error} on "
+                              f"{attempt.instance} {when}: {(attempt.body or b'')[:200].decode(errors='replace')}")
+        # Every 2xx for one key names one object.
+        split_answers = 0
+        for key in keys:
+            ids = {json.loads(a.body).get("id") for a in key.attempts if a.status and 200 <= a.status < 300}
+            if len(ids) > 1:
+                split_answers += 1
+                violations.append(f"key {key.id} was answered with {sorted(ids)}")
+        duplicates, lost = self.count_duplicates_and_losses(keys, violations)
+        invariant_violations = self.invariants(violations)
+        events = self.events_delivered(fault, violations)
+        self.sent_twice_before += events["sent_more_than_once"]
+        hits = self.fault_point_hits(instances)
+        attempts = [attempt for key in keys for attempt in key.attempts]
+        outcome = collections.Counter(
+            "2xx" if a.status and a.status < 300 else str(a.status) if a.status else "connection" for a in attempts)
+        result = {
+            "fault": fault, "round": round_number, "wall_seconds": round(wall, 1), "keys": len(keys),
+            "attempts": len(attempts), "attempt_outcomes": dict(outcome), "faults": len(faults_at),
+            "fault_point_hits": hits, "keys_unanswered": len(unanswered),
+            "failed_attempts_more_than_5_s_after_a_fault": len(late_failures),
+            "slowest_recovery_seconds": self.slowest_recovery(keys, fault_times),
+            "keys_retried": sum(1 for key in keys if len(key.attempts) > 1),
+            "retries_answered_by_replay": sum(1 for key in keys if key.attempts[-1].replayed),
+            "keys_answered_with_two_objects": split_answers, "objects_created_twice": duplicates,
+            "acknowledged_writes_lost": lost, "invariant_violations": invariant_violations,
+            "events": events, "violations": violations,
+        }
+        log(f"{fault} round {round_number}: {len(keys)} keys, {len(attempts)} attempts {dict(outcome)}, "
+            f"{len(faults_at)} faults {hits or ''}, {result['retries_answered_by_replay']} retries answered by replay, "
+            f"duplicates {duplicates}, lost {lost}, "
+            f"invariants {invariant_violations}, unanswered {len(unanswered)}, late failures {len(late_failures)}"
+            + (f" — {len(violations)} violation(s)" if violations else ""))
+        for violation in violations[:10]:
+            log(f"  violation: {violation}")
+        return result
+
+    @staticmethod
+    def slowest_recovery(keys, fault_times):
+        """The longest time from a fault to a failed attempt after it, before the next fault."""
+        slowest = 0.0
+        for key in keys:
+            for attempt in key.attempts:
+                if attempt.status is None or attempt.status < 400:
+                    continue
+                fault = Suite.fault_behind(attempt, fault_times)
+                if fault is not None:
+                    slowest = max(slowest, attempt.started - fault)
+        return round(slowest, 3)
+
+    @staticmethod
+    def fault_behind(attempt, fault_times):
+        """The latest fault that can explain a failed attempt: one noticed before the attempt ended,
+        or within DETECTION_LAG after (a kill is noticed when the supervisor next looks, a cut
+        when psql returns; the attempt a cut ended began before it)."""
+        before = [moment for moment in fault_times if moment <= attempt.finished + DETECTION_LAG]
+        return before[-1] if before else None
+
+    def count_duplicates_and_losses(self, keys, violations):
+        duplicates = lost = 0
+        answered = {key.id: key.answer for key in keys if key.answer}
+        # Customers and setup intents carry nothing of their key; the customer's name and the
+        # intent's customer with its creation order do. Count per name and per attach answer.
+        names = collections.Counter(row[0] for row in self.cluster.psql(
+            f"SELECT name FROM customers WHERE account_id = '{self.account}' AND name LIKE 'once c-%'"))
+        for key in keys:
+            if key.operation != "create_customer":
+                continue
+            count = names.get(key.params["name"], 0)
+            if count > 1:
+                duplicates += count - 1
+                violations.append(f"key {key.id} created {count} customers named {key.params['name']!r}")
+            if key.id in answered and count == 0:
+                lost += 1
+                violations.append(f"customer {answered[key.id]['id']} (key {key.id}) was answered but is not stored")
+        stored_methods = {row[0]: row[1] for row in self.cluster.psql(
+            "SELECT p.id, p.customer_id FROM payment_methods p "
+            f"WHERE p.account_id = '{self.account}' AND p.state = 'attached' "
+            "AND NOT EXISTS (SELECT 1 FROM setup_intents s WHERE s.payment_method_id = p.id)")}
+        answered_methods = {answer["id"] for key in keys if key.operation == "attach"
+                            for answer in [answered.get(key.id)] if answer}
+        run_customers = {key.params["customer"] for key in keys if key.operation == "attach"}
+        extra = [m for m, customer in stored_methods.items() if customer in run_customers and m not in answered_methods]
+        stored_ids = {row[0] for row in self.cluster.psql(
+            f"SELECT id FROM payment_methods WHERE account_id = '{self.account}'")}
+        for method in extra:
+            duplicates += 1
+            violations.append(f"payment method {method} is attached but no attach answer named it (a second run)")
+        for method in answered_methods - stored_ids:
+            lost += 1
+            violations.append(f"payment method {method} was answered by attach but is not stored")
+        intents = {row[0]: row[1] for row in self.cluster.psql(
+            f"SELECT id, status FROM setup_intents WHERE account_id = '{self.account}'")}
+        for key in keys:
+            answer = answered.get(key.id)
+            if not answer:
+                continue
+            if key.operation == "setup_intent" and answer["id"] not in intents:
+                lost += 1
+                violations.append(f"setup intent {answer['id']} was answered but is not stored")
+            if key.operation == "confirm" and intents.get(answer["id"]) != "succeeded":
+                lost += 1
+                violations.append(f"setup intent {answer['id']} was confirmed (2xx) but is "
+                                  f"{intents.get(answer['id'])!r}")
+        created_intents = collections.Counter(row[0] for row in self.cluster.psql(
+            f"SELECT customer_id FROM setup_intents WHERE account_id = '{self.account}'"))
+        asked_intents = collections.Counter(key.params["customer"] for key in keys if key.operation == "setup_intent")
+        for customer, asked in asked_intents.items():
+            if created_intents[customer] > asked:
+                duplicates += created_intents[customer] - asked
+                violations.append(f"customer {customer} has {created_intents[customer]} setup intents; "
+                                  f"{asked} keys asked for one each")
+        return duplicates, lost
+
+    def invariants(self, violations):
+        found = 0
+        for row in self.cluster.psql("""
+                SELECT c.id, c.default_payment_method FROM customers c
+                LEFT JOIN payment_methods p ON p.id = c.default_payment_method
+                WHERE c.default_payment_method IS NOT NULL
+                  AND (p.id IS NULL OR p.state <> 'attached' OR p.customer_id IS DISTINCT FROM c.id)"""):
+            found += 1
+            violations.append(f"customer {row[0]}'s default {row[1]} is not attached to it")
+        for row in self.cluster.psql("""
+                SELECT s.id FROM setup_intents s LEFT JOIN payment_methods p ON p.id = s.payment_method_id
+                WHERE s.status = 'succeeded' AND p.id IS NULL"""):
+            found += 1
+            violations.append(f"setup intent {row[0]} succeeded without its payment method")
+        return found
+
+    def events_delivered(self, fault, violations):
+        """Waits for the webhook queue to drain, then: every event of the account reached the
+        endpoint, under its own id; every send the endpoint acknowledged is in the attempt log,
+        unless the server that made it died before recording it (then, and only then, the event
+        is sent again when its claim expires). A delivery still held by a dead server's claim is
+        reported, not failed: it is sent when the claim expires (`--final-drain` waits for it)."""
+        deadline = time.monotonic() + DRAIN_LIMIT
+        while time.monotonic() < deadline:
+            due = int(self.cluster.psql(
+                "SELECT count(*) FROM webhook_deliveries WHERE state = 'pending' "
+                "AND (claimed_until IS NULL OR claimed_until < now())")[0][0])
+            if not due:
+                break
+            time.sleep(0.2)
+        events = [row[0] for row in self.cluster.psql(
+            f"SELECT id FROM events WHERE account_id = '{self.account}'")]
+        held = {row[0] for row in self.cluster.psql(
+            "SELECT event_id FROM webhook_deliveries WHERE state = 'pending' AND claimed_until >= now()")}
+        recorded = collections.Counter(row[0] for row in self.cluster.psql(
+            "SELECT event_id FROM webhook_attempts WHERE status_code BETWEEN 200 AND 299"))
+        with self.receiver.lock:
+            received = dict(self.receiver.received)
+        missing = [event for event in events if event not in received and event not in held]
+        for event in missing[:10]:
+            violations.append(f"event {event} never reached the webhook endpoint")
+        unrecorded = sum(max(0, count - recorded.get(event, 0)) for event, count in received.items())
+        new_unrecorded = unrecorded - self.unrecorded_before
+        self.unrecorded_before = unrecorded
+        if new_unrecorded and not fault.startswith("kill-"):
+            violations.append(f"{new_unrecorded} sends the endpoint acknowledged are not in the attempt log, "
+                              "though no server died")
+        sent_twice = sum(1 for count in received.values() if count > 1)
+        return {"events": len(events), "missing": len(missing), "held_by_a_dead_servers_claim": len(held),
+                "sent_more_than_once": sent_twice - self.sent_twice_before,
+                "acknowledged_sends_not_recorded": new_unrecorded}
+
+    def final_drain(self):
+        """With one server running, waits out the claims of dead servers (their lease, 60 s),
+        then checks that every event reached the endpoint."""
+        log("final drain: waiting for deliveries held by dead servers' claims")
+        server = Purse(self.cluster, self.folder, name="drain", master_key=self.master_key)
+        server.start()
+        violations = []
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and int(self.cluster.psql(
+                "SELECT count(*) FROM webhook_deliveries WHERE state = 'pending'")[0][0]):
+            time.sleep(0.5)
+        figures = self.events_delivered("final-drain", violations)
+        server.kill()
+        pending = int(self.cluster.psql("SELECT count(*) FROM webhook_deliveries WHERE state = 'pending'")[0][0])
+        if pending:
+            violations.append(f"{pending} deliveries still pending 90 s after the load")
+        result = {"fault": "final-drain", "events": figures, "violations": violations,
+                  "keys": 0, "attempts": 0, "fault_point_hits": {}}
+        log(f"final drain: {figures}" + (f" — {len(violations)} violation(s)" if violations else ""))
+        for violation in violations[:10]:
+            log(f"  violation: {violation}")
+        self.results.append(result)
+
+    def fault_point_hits(self, instances):
+        """Kills by the fault point, and cuts by the proxy, per window, in this run."""
+        with self.proxy.lock:
+            hits = collections.Counter({f"cut {window}": count for window, count in self.proxy.cuts.items()})
+            self.proxy.cuts.clear()
+        for instance in instances:
+            for path in instance.logs:
+                for found in re.finditer(r"test fault point (\S+) reached", path.read_text(errors="replace")):
+                    hits[found.group(1)] += 1
+        return dict(hits)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=6.0, help="load per run (default 6)")
+    parser.add_argument("--rounds", type=int, default=1, help="runs per fault (default 1)")
+    parser.add_argument("--faults", default=",".join(FAULTS), help="which faults, comma-separated")
+    parser.add_argument("--final-drain", action="store_true",
+                        help="at the end, wait for deliveries held by dead servers' claims and check every event arrived")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder (cluster and logs)")
+    arguments = parser.parse_args()
+    if not pathlib.Path(purse_binary()).exists():
+        raise SystemExit(f"{purse_binary()} is missing: run `swift build --product purse` first")
+    started = time.monotonic()
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="exactly-once-", dir=os.environ.get("PURSE_TEST_ROOT")))
+    folder.chmod(0o755)
+    suite = Suite(folder, arguments.seconds)
+    try:
+        suite.setup()
+        for round_number in range(1, arguments.rounds + 1):
+            for fault in arguments.faults.split(","):
+                suite.run(fault, round_number)
+        if arguments.final_drain:
+            suite.final_drain()
+    finally:
+        if suite.cluster.is_running():
+            with contextlib.suppress(subprocess.CalledProcessError):
+                suite.cluster.stop()
+        if arguments.keep:
+            log(f"kept {folder}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+    failed = [result for result in suite.results if result["violations"]]
+    summary = {"wall_seconds": round(time.monotonic() - started, 1), "runs": suite.results}
+    if arguments.json:
+        pathlib.Path(arguments.json).write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"\n{len(suite.results)} runs, {sum(r['keys'] for r in suite.results)} keys, "
+          f"{sum(r['attempts'] for r in suite.results)} attempts in {summary['wall_seconds']} s; "
+          f"fault point hits {sum((collections.Counter(r['fault_point_hits']) for r in suite.results), collections.Counter())}")
+    print("FAILED" if failed else "OK: every run held exactly once")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -51,8 +51,10 @@ public struct PGError: Error, Sendable, CustomStringConvertible, CustomDebugStri
         switch kind {
         case .connectionFailed, .commitOutcomeUnknown, .poolTimeout, .poolClosed: return true
         case .server:
+            // queryCanceled here is the statement time limit's (a caller's own cancel is a
+            // CancellationError): the database is too slow now.
             return sqlState?.isConnectionClass == true || sqlState == .cannotConnectNow
-                || sqlState == .adminShutdown
+                || sqlState == .adminShutdown || sqlState == .queryCanceled
         case .invalidConfiguration, .decoding: return false
         }
     }

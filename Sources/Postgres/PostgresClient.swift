@@ -18,10 +18,14 @@ public final class PostgresClient: Sendable, Service {
         public var maxConnections: Int
         /// How long a caller waits for a free connection before ``PGError/Kind/poolTimeout``.
         public var checkoutTimeout: Duration
+        /// How long one statement may run (nil: as long as it takes); see
+        /// ``PostgresConnection/limitStatements(to:)``.
+        public var statementTimeout: Duration?
 
-        public init(maxConnections: Int = 8, checkoutTimeout: Duration = .seconds(5)) {
+        public init(maxConnections: Int = 8, checkoutTimeout: Duration = .seconds(5), statementTimeout: Duration? = nil) {
             self.maxConnections = max(1, maxConnections)
             self.checkoutTimeout = checkoutTimeout
+            self.statementTimeout = statementTimeout
         }
     }
 
@@ -261,7 +265,15 @@ public final class PostgresClient: Sendable, Service {
     /// Opens a connection in a slot already counted in `openCount`; gives the slot back on failure.
     private func connect() async throws -> PostgresConnection {
         do {
-            return try await PostgresConnection.connect(configuration: configuration)
+            let connection = try await PostgresConnection.connect(configuration: configuration)
+            guard let limit = options.statementTimeout else { return connection }
+            do {
+                try await connection.limitStatements(to: limit)
+            } catch {
+                await connection.close()
+                throw error
+            }
+            return connection
         } catch {
             releaseSlot()
             throw error

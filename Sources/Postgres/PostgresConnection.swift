@@ -30,6 +30,8 @@ public actor PostgresConnection {
     private var queued: [Step] = []
     /// Exchanges with the server so far: whether a savepoint's `SAVEPOINT` has been sent yet.
     private(set) var exchangeCount = 0
+    /// How long a `COMMIT` may wait before it is cancelled (``limitStatements(to:)``).
+    private var commitTimeout: Duration?
 
     /// Statements prepared before `DEALLOCATE ALL` starts the cache over, so statements built
     /// dynamically cannot grow it without bound.
@@ -105,6 +107,16 @@ public actor PostgresConnection {
 
     // MARK: - Statements
 
+    /// Limits how long each statement may run. The server cancels a statement past `limit`
+    /// (`statement_timeout`, SQLSTATE 57014, ``PGError/isUnavailable``). A `COMMIT` the server
+    /// does not time out: one waiting for a synchronous standby would wait for as long as the
+    /// standby is away, so this connection cancels it past `limit`, and its outcome is unknown.
+    public func limitStatements(to limit: Duration) async throws {
+        let milliseconds = max(1, limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000)
+        try await simpleQuery("SET statement_timeout = \(milliseconds)")
+        commitTimeout = limit
+    }
+
     /// Opens a transaction block. `BEGIN` is not sent by itself: it travels with the next
     /// exchange.
     public func beginTransaction() {
@@ -147,6 +159,13 @@ public actor PostgresConnection {
                 sqlState: .inFailedTransaction
             )
         }
+        let timer = commitTimeout.map { limit in
+            Task.detached { [canceller] in
+                try await Task.sleep(for: limit)
+                canceller.cancel()
+            }
+        }
+        defer { timer?.cancel() }
         do {
             try await exchange(takePending() + [.text("COMMIT")])
         } catch let error as PGError where error.kind == .connectionFailed {
@@ -155,9 +174,11 @@ public actor PostgresConnection {
                 message: "The connection was lost while COMMIT ran, so the transaction may or may not have committed"
             )
         }
-        // A cancel cannot stop a COMMIT short of its local commit; one that arrived while it waited
-        // for a synchronous standby ended the wait, and PostgreSQL reported success with only a
-        // warning: the standby, and so a failover, may not have it.
+        // A cancel (the caller's, or the time limit's) cannot stop a COMMIT short of its local
+        // commit; one that arrived while it waited for a synchronous standby ended the wait, and
+        // PostgreSQL reported success with only a warning: the standby, and so a failover, may
+        // not have it.
+        timer?.cancel()
         if canceller.isCancelled {
             throw PGError(
                 .commitOutcomeUnknown,

@@ -41,7 +41,8 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: workspace.database,
             options: .init(
                 maxConnections: configuration.poolSize,
-                checkoutTimeout: configuration.poolTimeout
+                checkoutTimeout: configuration.poolTimeout,
+                statementTimeout: configuration.statementTimeout
             ),
             logger: Logger(label: "purse.postgres")
         )

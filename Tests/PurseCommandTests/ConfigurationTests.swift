@@ -22,6 +22,7 @@ struct ConfigurationTests {
         #expect(configuration.server.webhooks.retrySchedule == [5, 30, 120, 600, 3600, 10_800])
         #expect(configuration.poolSize == 8)
         #expect(configuration.poolTimeout == .seconds(5))
+        #expect(configuration.statementTimeout == .seconds(10))
         #expect(!configuration.skipMigrations)
         #expect(configuration.storage.databaseURL == nil)
         #expect(configuration.storage.dataDirectory.lastPathComponent == ".purse")

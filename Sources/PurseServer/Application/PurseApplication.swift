@@ -58,7 +58,10 @@ public struct PurseApplication {
         var backgroundSettings = pool.configuration
         backgroundSettings.set("application_name", "purse-background")
         let background = PostgresClient(
-            configuration: backgroundSettings, options: .init(maxConnections: 2, checkoutTimeout: pool.options.checkoutTimeout)
+            configuration: backgroundSettings,
+            options: .init(
+                maxConnections: 2, checkoutTimeout: pool.options.checkoutTimeout, statementTimeout: pool.options.statementTimeout
+            )
         )
         let backgroundDatabase = PostgresDatabase(pool: background)
         let customers = CustomerService(database: database, paymentMethods: paymentMethods, caches: caches)

@@ -26,6 +26,8 @@ struct PurseConfiguration: CustomStringConvertible {
     var poolSize: Int
     /// How long a request waits for a connection before its 503.
     var poolTimeout: Duration
+    /// How long one statement, or a commit, may take before it is cancelled.
+    var statementTimeout: Duration
     /// Do not migrate on start; refuse to start when the schema is behind.
     var skipMigrations: Bool
 
@@ -51,7 +53,7 @@ struct PurseConfiguration: CustomStringConvertible {
     }
 
     var description: String {
-        "\(storage) \(server) pool_size=\(poolSize) pool_timeout=\(poolTimeout) skip_migrations=\(skipMigrations)"
+        "\(storage) \(server) pool_size=\(poolSize) pool_timeout=\(poolTimeout) statement_timeout=\(statementTimeout) skip_migrations=\(skipMigrations)"
     }
 
     /// The storage keys: what `migrate`, `accounts` and `keys` run with.
@@ -84,11 +86,13 @@ struct PurseConfiguration: CustomStringConvertible {
     ) throws -> PurseConfiguration {
         let layers = Layers(environment: environment)
         let poolTimeout = try layers.seconds(serve.poolTimeout, "PURSE_POOL_TIMEOUT", default: 5)
+        let statementTimeout = try layers.seconds(serve.statementTimeout, "PURSE_STATEMENT_TIMEOUT", default: 10)
         return PurseConfiguration(
             storage: readStorage(database, environment: environment),
             server: try server(serve, layers),
             poolSize: try layers.integer(serve.poolSize, "PURSE_POOL_SIZE", default: 8),
             poolTimeout: .milliseconds(Int(poolTimeout * 1000)),
+            statementTimeout: .milliseconds(Int(statementTimeout * 1000)),
             skipMigrations: layers.isOn(serve.skipMigrations, "PURSE_SKIP_MIGRATIONS")
         )
     }

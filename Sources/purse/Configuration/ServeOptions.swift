@@ -26,6 +26,14 @@ struct ServeOptions: ParsableArguments {
     )
     var poolTimeout: Double?
 
+    @Option(
+        name: .customLong("statement-timeout"),
+        help: ArgumentHelp(
+            "Seconds one database statement, or a commit waiting for a synchronous standby, may take before it is "
+                + "cancelled and the request answered 503 (env PURSE_STATEMENT_TIMEOUT; default 10).")
+    )
+    var statementTimeout: Double?
+
     @Option(name: .customLong("log-level"), help: "trace|debug|info|notice|warning|error|critical (env PURSE_LOG_LEVEL; default info).")
     var logLevel: String?
 

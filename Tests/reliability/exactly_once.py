@@ -319,7 +319,7 @@ class Suite:
         stop_faults.set()
         watcher.join()
         with self.proxy.lock:
-            faults_at.extend(self.proxy.cut_times)
+            faults_at.extend((moment, moment) for moment in self.proxy.cut_times)
             self.proxy.cut_times.clear()
         load.stop()
         for instance in instances:
@@ -340,19 +340,20 @@ class Suite:
             now = time.monotonic()
             for instance in instances:
                 if not instance.alive():
-                    faults_at.append(now)
+                    faults_at.append((now, now))
                     instance.start()
             if fault == "kill-random" and now >= next_kill:
                 victim = chooser.choice(instances)
                 victim.kill()
-                faults_at.append(time.monotonic())
+                faults_at.append((time.monotonic(), time.monotonic()))
                 victim.start()
                 next_kill = time.monotonic() + chooser.uniform(1.0, 2.5)
             elif fault == "postgres-restart" and not restarted and now >= next_kill:
-                faults_at.append(time.monotonic())
+                # The fault lasts until PostgreSQL is back: failures while it is down are expected.
+                stopping = time.monotonic()
                 self.cluster.tool("pg_ctl", "-D", str(self.cluster.data), "-w", "-m", "immediate", "stop")
                 self.cluster.start()
-                faults_at.append(time.monotonic())
+                faults_at.append((stopping, time.monotonic()))
                 restarted = True
             elif fault == "cut-mid-commit" and not self.proxy.cutting.is_set():
                 self.proxy.cutting.set()
@@ -369,7 +370,7 @@ class Suite:
         # Each failed attempt must follow a fault by at most FAILURE_LIMIT. A refused or cut
         # connection is a failure only where no server was killed.
         kills = fault.startswith("kill-")
-        fault_times = sorted(faults_at)
+        fault_times = sorted(faults_at)  # (start, end) of each fault
         late_failures = []
         for key in keys:
             for attempt in key.attempts:
@@ -377,9 +378,9 @@ class Suite:
                     attempt.error is not None and not kills)
                 if not failed:
                     continue
-                behind = self.fault_behind(attempt, fault_times)
-                if behind is None or attempt.started - behind > FAILURE_LIMIT:
-                    late_failures.append((key, attempt, None if behind is None else attempt.started - behind))
+                delay = self.delay_after_fault(attempt, fault_times)
+                if delay is None or delay > FAILURE_LIMIT:
+                    late_failures.append((key, attempt, delay))
         for key, attempt, delay in late_failures[:10]:
             when = "with no fault before it" if delay is None else f"{delay:.2f} s after the fault before it"
             violations.append(f"key {key.id} ({key.operation}) got {attempt.status or attempt.error} on "
@@ -422,24 +423,19 @@ class Suite:
 
     @staticmethod
     def slowest_recovery(keys, fault_times):
-        """The longest time from a fault to a failed attempt after it, before the next fault."""
-        slowest = 0.0
-        for key in keys:
-            for attempt in key.attempts:
-                if attempt.status is None or attempt.status < 400:
-                    continue
-                fault = Suite.fault_behind(attempt, fault_times)
-                if fault is not None:
-                    slowest = max(slowest, attempt.started - fault)
-        return round(slowest, 3)
+        """The longest time from the end of a fault to a failed attempt after it."""
+        delays = [Suite.delay_after_fault(attempt, fault_times) for key in keys for attempt in key.attempts
+                  if attempt.status is not None and attempt.status >= 400]
+        return round(max([delay for delay in delays if delay is not None], default=0.0), 3)
 
     @staticmethod
-    def fault_behind(attempt, fault_times):
-        """The latest fault that can explain a failed attempt: one noticed before the attempt ended,
-        or within DETECTION_LAG after (a kill is noticed when the supervisor next looks, a cut
-        when psql returns; the attempt a cut ended began before it)."""
-        before = [moment for moment in fault_times if moment <= attempt.finished + DETECTION_LAG]
-        return before[-1] if before else None
+    def delay_after_fault(attempt, fault_times):
+        """How long after the end of the latest fault that can explain it a failed attempt
+        began (0 during the fault), or None when no fault can. A fault explains the attempt
+        when it began before the attempt ended, or within DETECTION_LAG after (a kill is
+        noticed when the supervisor next looks; the attempt a cut ended began before it)."""
+        ends = [end for start, end in fault_times if start <= attempt.finished + DETECTION_LAG]
+        return max(0.0, attempt.started - max(ends)) if ends else None
 
     def count_duplicates_and_losses(self, keys, violations):
         duplicates = lost = 0

@@ -18,12 +18,7 @@ public struct PostgresDatabase: Database {
         retryingConflicts retries: Int,
         _ body: @Sendable (Repositories) async throws -> Result
     ) async throws -> Result {
-        if let enclosing = Self.enclosing { return try await Self.joining(enclosing, body) }
-        return try await Self.translatingErrors {
-            try await pool.withTransaction(retryingConflicts: retries) { connection in
-                try await body(Self.repositories(on: connection))
-            }
-        }
+        try await inTransaction(retryingConflicts: retries, enclosing: false, body)
     }
 
     public func autocommit<Result: Sendable>(_ body: @Sendable (Repositories) async throws -> Result) async throws -> Result {
@@ -39,10 +34,19 @@ public struct PostgresDatabase: Database {
         retryingConflicts retries: Int,
         _ body: @Sendable (Repositories) async throws -> Result
     ) async throws -> Result {
+        try await inTransaction(retryingConflicts: retries, enclosing: true, body)
+    }
+
+    /// `body` in a transaction of its own, which the units of work asked for inside it join when
+    /// `enclosing`; inside an enclosing transaction, a savepoint of that one.
+    private func inTransaction<Result: Sendable>(
+        retryingConflicts retries: Int, enclosing opensEnclosing: Bool, _ body: @Sendable (Repositories) async throws -> Result
+    ) async throws -> Result {
         if let enclosing = Self.enclosing { return try await Self.joining(enclosing, body) }
         return try await Self.translatingErrors {
             try await pool.withTransaction(retryingConflicts: retries) { connection in
-                try await Self.$enclosing.withValue(connection) {
+                guard opensEnclosing else { return try await body(Self.repositories(on: connection)) }
+                return try await Self.$enclosing.withValue(connection) {
                     try await body(Self.repositories(on: connection))
                 }
             }

@@ -52,7 +52,7 @@ billing_param = {"type": "object", "properties": {"address": address_param, "ema
 pm_create_props = {
     "type": {"enum": ["card", "us_bank_account", "sepa_debit"]},
     "card": {"type": "object", "properties": {"number": S, "exp_month": {"type": "integer"}, "exp_year": {"type": "integer"}, "cvc": S, "token": S, "networks": {"type": "object", "properties": {"preferred": {"enum": ["cartes_bancaires", "mastercard", "visa"]}}, "additionalProperties": False}}, "additionalProperties": False},
-    "us_bank_account": {"type": "object", "properties": {"account_holder_type": {"enum": ["individual", "company"]}, "account_number": S, "account_type": {"enum": ["checking", "savings"]}, "routing_number": S}, "additionalProperties": False},
+    "us_bank_account": {"type": "object", "properties": {"account_holder_type": {"enum": ["individual", "company"]}, "account_number": S, "account_type": {"enum": ["checking", "savings"]}, "routing_number": S, "link_account_session": S, "financial_connections_account": S}, "additionalProperties": False},
     "sepa_debit": {"type": "object", "properties": {"iban": S}, "required": ["iban"], "additionalProperties": False},
     "billing_details": billing_param,
     "allow_redisplay": {"enum": ["always", "limited", "unspecified"]},
@@ -126,6 +126,8 @@ HTML = {"description": "An HTML page", "content": {"text/html": {"schema": {"typ
 # What StripeVersion.parse accepts: a date, an optional `.name`, then `; key=value` parts (stripe-ios's beta flags).
 STRIPE_VERSION = {"type": "string", "pattern": r"^[ \t]*[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(\.[A-Za-z0-9_]{1,40})?[ \t]*(;[ \t]*[A-Za-z0-9_.-]+=[A-Za-z0-9_.-]+[ \t]*)*$",
                   "examples": ["2026-10-28.endive", "2020-08-27; elements_beta=v1"]}
+TEST_BANK_PAGE = [{"name": "token", "in": "path", "required": True, "schema": S, "description": "The page's token"},
+                  {"name": "session", "in": "query", "required": True, "schema": S, "description": "The Financial Connections session"}]
 AUTH_PATH = [pathid("The setup intent"), {"name": "token", "in": "path", "required": True, "schema": S, "description": "The page's token"}]
 
 doc = {
@@ -181,6 +183,28 @@ doc = {
       "post": {"operationId": "decideAuthentication", "summary": "The page's buttons: complete or fail authentication, then redirect (303) to return_url when there is one", "security": [], "parameters": AUTH_PATH,
                "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {"action": {"enum": ["complete", "fail"]}}, "required": ["action"]}}}},
                "responses": {"200": HTML, "303": {"description": "Back to return_url"}, "default": ERR}},
+    },
+    "/v1/setup_intents/{id}/link_account_sessions": {"post": {"operationId": "createSetupIntentLinkAccountSession", "summary": "A Financial Connections session to link the bank account this setup intent will save (publishable key with client_secret, as stripe-ios sends it; any other parameter is ignored)", "parameters": [pathid("The setup intent")],
+        "requestBody": body({"client_secret": S, "payment_method_data": {"type": "object", "properties": {"type": {"const": "us_bank_account"}, "billing_details": billing_param}}, "hosted_surface": S, "link_mode": S, "expand": {"type": "array", "items": S}}), "responses": resp(ref("FinancialConnectionsSession"))}},
+    "/v1/connections/link_account_sessions_for_deferred_payment": {"post": {"operationId": "createDeferredLinkAccountSession", "summary": "A Financial Connections session for an intent not created yet, named by the elements session's session_id (publishable key, as stripe-android sends it; any other parameter is ignored)",
+        "requestBody": body({"unique_id": line(200), "customer": S, "verification_method": {"enum": ["automatic", "instant", "skip", "instant_or_skip", "microdeposits"]}, "hosted_surface": S, "link_mode": S, "amount": {"type": "integer"}, "currency": S, "on_behalf_of": S, "expand": {"type": "array", "items": S}}, ["unique_id"]), "responses": resp(ref("FinancialConnectionsSession"))}},
+    "/v1/financial_connections/sessions/synchronize": {"post": {"operationId": "synchronizeFinancialConnectionsSession", "summary": "The manifest that sends the app's browser to Purse's test bank (hosted_auth_url) and back to the app (success_url, cancel_url)",
+        "requestBody": body({"client_secret": S, "mobile": {"type": "object", "properties": {"application_id": S, "verified_app_id": S}}, "expand": {"type": "array", "items": S}}, ["client_secret"]), "responses": resp(ref("FinancialConnectionsSynchronization"))}},
+    "/v1/link_account_sessions/session_receipt": {"get": {"operationId": "financialConnectionsSessionReceipt", "summary": "The session as it stands, by its client secret", "parameters": [q("client_secret", S, required=True), EXPAND], "responses": resp(ref("FinancialConnectionsSession"))}},
+    "/v1/link_account_sessions/list_accounts": {"get": {"operationId": "listLinkedAccounts", "summary": "The accounts linked through a session, by its client secret", "parameters": [q("client_secret", S, required=True), q("starting_after", S), EXPAND], "responses": resp(ref("FinancialConnectionsAccountList"))}},
+    "/v1/link_account_sessions/complete": {"post": {"operationId": "completeFinancialConnectionsSession", "summary": "The app closed the sheet: a pending session is cancelled", "requestBody": body({"client_secret": S, "expand": {"type": "array", "items": S}}, ["client_secret"]), "responses": resp(ref("FinancialConnectionsSession"))}},
+    "/v1/financial_connections/sessions/{id}": {"get": {"operationId": "retrieveFinancialConnectionsSession", "summary": "Retrieve a Financial Connections session (secret key)", "parameters": [pathid(), EXPAND], "responses": resp(ref("FinancialConnectionsSession"))}},
+    "/v1/financial_connections/accounts/{id}": {"get": {"operationId": "retrieveFinancialConnectionsAccount", "summary": "Retrieve a linked account (secret key)", "parameters": [pathid(), EXPAND], "responses": resp(ref("FinancialConnectionsAccount"))}},
+    "/v1/financial_connections/test_bank/{token}": {
+      "get": {"operationId": "showTestBankPage", "summary": "Purse's test bank, where hosted_auth_url points (public; the token is the credential). Changes nothing.", "security": [], "parameters": TEST_BANK_PAGE, "responses": {"200": HTML, "default": ERR}},
+      "post": {"operationId": "decideTestBankPage", "summary": "Link the chosen account (303 to success_url) or cancel (303 to cancel_url)", "security": [], "parameters": TEST_BANK_PAGE,
+               "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {
+                   "action": {"enum": ["link", "cancel"]}, "account": {"enum": ["checking", "savings", "closed", "no_account", "manual"]},
+                   "routing_number": S, "account_number": S, "account_type": {"enum": ["checking", "savings"]}}, "required": ["action"]}}}},
+               "responses": {"200": HTML, "303": {"description": "Back to the app"},
+                             "400": {"description": "Typed numbers that do not check out: the form again, with why; a malformed form: an error",
+                                     "content": {"text/html": {"schema": {"type": "string"}}, "application/json": {"schema": ref("Error")}}},
+                             "default": ERR}},
     },
     "/v1/customer_sessions": {"post": {"operationId": "createCustomerSession", "summary": "Create a customer session (secret key); its client_secret is shown once", "requestBody": body({"customer": S, "components": session_components, "customer_sheet_settings": S, "expand": {"type": "array", "items": S}}, ["customer", "components"]), "responses": resp(ref("CustomerSession"))}},
     "/v1/customer_sessions/{id}": {"delete": {"operationId": "revokeCustomerSession", "summary": "Revoke a customer session at once (Purse)", "parameters": [pathid()], "responses": resp(ref("CustomerSession"))}},
@@ -299,6 +323,20 @@ doc = {
           "card_brand_choice": {"type": "object"}, "flags": {"type": "object"}, "external_payment_method_data": {"type": ["object", "null"]},
           "payment_method_specs": {"type": "array"}, "customer": {"type": ["object", "null"]}, "customer_sheet_settings": {"type": ["object", "null"]},
           "link_settings": {"type": "object"}, "mobile_payment_element": {"type": ["object", "null"]}}},
+      "FinancialConnectionsAccount": {"type": "object", "required": ["id", "object", "category", "created", "institution_name", "livemode", "status", "subcategory", "supported_payment_method_types"], "properties": {
+          "id": S, "object": {"const": "financial_connections.account"}, "account_holder": {"type": ["object", "null"]}, "balance": {"type": "null"}, "balance_refresh": {"type": "null"},
+          "category": {"const": "cash"}, "created": {"type": "integer"}, "display_name": S, "institution_name": S, "last4": S, "livemode": {"type": "boolean"},
+          "ownership": {"type": "null"}, "ownership_refresh": {"type": "null"}, "permissions": {"type": "array", "items": S}, "status": {"const": "active"},
+          "subcategory": {"enum": ["checking", "savings"]}, "supported_payment_method_types": {"type": "array", "items": S}}},
+      "FinancialConnectionsAccountList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("FinancialConnectionsAccount")}}}]},
+      "FinancialConnectionsSession": {"type": "object", "required": ["id", "object", "accounts", "client_secret", "livemode", "permissions", "status"], "properties": {
+          "id": S, "object": {"const": "financial_connections.session"}, "account_holder": {"type": ["object", "null"]}, "accounts": ref("FinancialConnectionsAccountList"),
+          "client_secret": S, "filters": {"type": "object"}, "livemode": {"type": "boolean"}, "payment_account": {"anyOf": [ref("FinancialConnectionsAccount"), {"type": "null"}]},
+          "permissions": {"type": "array", "items": S}, "prefetch": {"type": "null"}, "return_url": {"type": "null"},
+          "status": {"enum": ["pending", "succeeded", "cancelled"]}, "status_details": {"type": ["object", "null"]}}},
+      "FinancialConnectionsSynchronization": {"type": "object", "required": ["manifest", "visual"], "properties": {
+          "manifest": {"type": "object", "required": ["id", "hosted_auth_url", "success_url", "cancel_url"], "properties": {"id": S, "hosted_auth_url": S, "success_url": S, "cancel_url": S}},
+          "text": {"type": "null"}, "visual": {"type": "object"}}},
       "CustomerSession": {"type": "object", "required": ["id", "object", "components", "created", "customer", "expires_at", "livemode"], "properties": {
           "id": S, "object": {"const": "customer_session"}, "client_secret": S, "components": {"type": "object"}, "created": {"type": "integer"},
           "customer": {"anyOf": [S, {"type": "object"}]}, "customer_account": nullable("string"), "expires_at": {"type": "integer"}, "livemode": {"type": "boolean"}}},
@@ -337,8 +375,11 @@ EXPANDABLE = {
     "elements_session": {"payment_method_preference.setup_intent": "setup_intent"},
 }
 EXPAND_DEPTH = 4
+# Fields the SDKs ask to expand that Purse always answers as null (Expansion.alwaysNullFields).
+ALWAYS_NULL = {"financial_connections_synchronization": ["manifest.active_auth_session"]}
 RETURNS = {"Customer": "customer", "PaymentMethod": "payment_method", "SetupIntent": "setup_intent", "CustomerSession": "customer_session",
-           "SelectedPaymentOption": "selected_payment_option", "ElementsSession": "elements_session"}
+           "SelectedPaymentOption": "selected_payment_option", "ElementsSession": "elements_session",
+           "FinancialConnectionsSynchronization": "financial_connections_synchronization"}
 
 def expand_paths(object_type, prefix="", depth=0):
     for field, target in EXPANDABLE.get(object_type, {}).items():
@@ -355,7 +396,7 @@ def expand_schema(operation):
     if name.endswith("List"):
         paths = sorted(expand_paths(RETURNS.get(name[:-4], ""), "data.", 1))
     else:
-        paths = sorted(expand_paths(RETURNS.get(name, "")))
+        paths = sorted(list(expand_paths(RETURNS.get(name, ""))) + ALWAYS_NULL.get(RETURNS.get(name, ""), []))
     if not paths:
         return {"type": "array", "maxItems": 0, "description": "Nothing in this response can be expanded"}
     return {"type": "array", "items": {"enum": paths}}

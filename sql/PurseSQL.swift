@@ -21,6 +21,7 @@ public enum PurseSQL {
         ("0016_webhook_attempt_failure_classes.sql", text(PackageResources._016_webhook_attempt_failure_classes_sql)),
         ("0017_confirmation_settings.sql", text(PackageResources._017_confirmation_settings_sql)),
         ("0018_idempotency_keys_answered_only.sql", text(PackageResources._018_idempotency_keys_answered_only_sql)),
+        ("0019_financial_connections_sessions.sql", text(PackageResources._019_financial_connections_sessions_sql)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

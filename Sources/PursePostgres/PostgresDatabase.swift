@@ -82,6 +82,7 @@ public struct PostgresDatabase: Database {
             customerCredentials: PostgresCustomerCredentialRepository(connection: connection),
             customers: PostgresCustomerRepository(connection: connection),
             events: PostgresEventRepository(connection: connection),
+            financialConnections: PostgresFinancialConnectionsRepository(connection: connection),
             idempotency: PostgresIdempotencyRepository(connection: connection),
             paymentMethods: PostgresPaymentMethodRepository(connection: connection),
             setupIntents: PostgresSetupIntentRepository(connection: connection),

@@ -161,8 +161,8 @@ struct SavedMethodFilterTests {
                     query:
                         "type=deferred_intent&deferred_intent[mode]=setup&deferred_intent[payment_method_types][0]=card&deferred_intent[payment_method_types][1]=sepa_debit&deferred_intent[payment_method_types][2]=us_bank_account"
                 )
-                // us_bank_account is withheld from the mobile sheets whatever the filter (no Financial Connections yet).
-                #expect(elements.json["payment_method_preference"]?["ordered_payment_method_types"] == ["card", "sepa_debit"])
+                #expect(
+                    elements.json["payment_method_preference"]?["ordered_payment_method_types"] == ["card", "sepa_debit", "us_bank_account"])
                 #expect(try await account.publishable.post("/v1/payment_methods", "type=card&card[token]=tok_amex").status == 200)
                 #expect(
                     try await account.publishable.post(

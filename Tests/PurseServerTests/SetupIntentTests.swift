@@ -299,9 +299,9 @@ struct SetupIntentTests {
                 query:
                     "type=deferred_intent&deferred_intent[mode]=setup&deferred_intent[payment_method_types][0]=card&deferred_intent[payment_method_types][1]=us_bank_account&deferred_intent[payment_method_types][2]=cashapp&external_payment_methods[0]=external_paypal&client_default_payment_method=pm_x"
             )
-            // us_bank_account is saved by Purse but withheld from the mobile sheets until Financial Connections exists.
-            #expect(deferred.json["payment_method_preference"]?["ordered_payment_method_types"] == ["card"])
-            #expect(deferred.json["unactivated_payment_method_types"] == ["us_bank_account", "cashapp"])
+            // us_bank_account is added through Financial Connections; cashapp Purse does not save.
+            #expect(deferred.json["payment_method_preference"]?["ordered_payment_method_types"] == ["card", "us_bank_account"])
+            #expect(deferred.json["unactivated_payment_method_types"] == ["cashapp"])
             #expect(try await account.publishable.get("/v1/elements/sessions", query: "type=deferred_intent").status == 400)
             #expect(try await account.publishable.get("/v1/elements/sessions", query: "type=setup_intent&client_secret=nope").status == 400)
             // A private SDK endpoint: parameters of SDK releases to come are ignored (spec §3).

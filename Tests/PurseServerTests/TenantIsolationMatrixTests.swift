@@ -35,12 +35,19 @@ struct TenantIsolationMatrixTests {
         var defaultSheetSettings: String
         var event: String
         var webhookEndpoint: String
+        /// A Financial Connections session that linked an account, its client secret, the
+        /// account, and the token of its test-bank page.
+        var linkSession: String
+        var linkSessionSecret: String
+        var linkedAccount: String
+        var testBankToken: String
 
         /// Every value, ids before the secrets that contain them.
         var all: [String] {
             [
                 customer, attachedCard, unattachedCard, setupIntent, setupIntentSecret, authenticationToken, customerSession,
-                customerSessionSecret, ephemeralKey, sheetSettings, defaultSheetSettings, event, webhookEndpoint,
+                customerSessionSecret, ephemeralKey, sheetSettings, defaultSheetSettings, event, webhookEndpoint, linkSession,
+                linkSessionSecret, linkedAccount, testBankToken,
             ]
         }
 
@@ -57,13 +64,16 @@ struct TenantIsolationMatrixTests {
                 return made
             }
             let ghostIntent = ghost(setupIntent)
+            let ghostSession = ghost(linkSession)
             return Targets(
                 customer: ghost(customer), attachedCard: ghost(attachedCard), unattachedCard: ghost(unattachedCard),
                 setupIntent: ghostIntent, setupIntentSecret: secrets.setupIntentClientSecret(ghostIntent),
                 authenticationToken: ghost(authenticationToken), customerSession: ghost(customerSession),
                 customerSessionSecret: ghost(customerSessionSecret), ephemeralKey: ghost(ephemeralKey),
                 sheetSettings: ghost(sheetSettings), defaultSheetSettings: ghost(defaultSheetSettings), event: ghost(event),
-                webhookEndpoint: ghost(webhookEndpoint)
+                webhookEndpoint: ghost(webhookEndpoint), linkSession: ghostSession,
+                linkSessionSecret: secrets.financialConnectionsClientSecret(ghostSession), linkedAccount: ghost(linkedAccount),
+                testBankToken: secrets.testBankPageToken(ghostSession)
             )
         }
     }
@@ -80,6 +90,9 @@ struct TenantIsolationMatrixTests {
         let sessionSecret: String
         let ephemeralKey: String
         let sessionKey: String
+        /// B's own Financial Connections session (pending), and its page's token.
+        let linkSession: String
+        let testBankToken: String
 
         func client(_ caller: Caller) -> APIClient {
             switch caller {
@@ -137,6 +150,20 @@ struct TenantIsolationMatrixTests {
         },
         .victim("POST /v1/setup_intents/{id}/authenticate/{token}") { a, b, _ in
             ("/v1/setup_intents/\(b.setupIntent)/authenticate/\(a.authenticationToken)", "action=complete")
+        },
+
+        // The test bank's token belongs to one session: B's token on A's session, A's token on B's.
+        .victim("GET /v1/financial_connections/test_bank/{token}") { a, b, _ in
+            ("/v1/financial_connections/test_bank/\(b.testBankToken)?session=\(a.linkSession)", nil)
+        },
+        .victim("GET /v1/financial_connections/test_bank/{token}") { a, b, _ in
+            ("/v1/financial_connections/test_bank/\(a.testBankToken)?session=\(b.linkSession)", nil)
+        },
+        .victim("POST /v1/financial_connections/test_bank/{token}") { a, b, _ in
+            ("/v1/financial_connections/test_bank/\(b.testBankToken)?session=\(a.linkSession)", "account=checking&action=cancel")
+        },
+        .victim("POST /v1/financial_connections/test_bank/{token}") { a, b, _ in
+            ("/v1/financial_connections/test_bank/\(a.testBankToken)?session=\(b.linkSession)", "account=checking&action=link")
         },
 
         // Customers.
@@ -225,6 +252,37 @@ struct TenantIsolationMatrixTests {
         },
         .victim("POST /v1/setup_intents/{id}/cancel") { a, _, _ in ("/v1/setup_intents/\(a.setupIntent)/cancel", "") },
 
+        // Financial Connections: A's intent, A's session by id or client secret, A's linked account.
+        .victim("POST /v1/setup_intents/{id}/link_account_sessions", callers: Caller.allCases) { a, b, caller in
+            (
+                "/v1/setup_intents/\(a.setupIntent)/link_account_sessions",
+                "payment_method_data[type]=us_bank_account" + b.clientSecret(caller, after: "&")
+            )
+        },
+        .victim("POST /v1/connections/link_account_sessions_for_deferred_payment") { a, _, _ in
+            ("/v1/connections/link_account_sessions_for_deferred_payment", "unique_id=elements_session_x&customer=\(a.customer)")
+        },
+        .victim("POST /v1/financial_connections/sessions/synchronize") { a, _, _ in
+            ("/v1/financial_connections/sessions/synchronize", "client_secret=\(a.linkSessionSecret)&mobile[application_id]=com.mallory")
+        },
+        .victim("GET /v1/link_account_sessions/session_receipt") { a, _, _ in
+            ("/v1/link_account_sessions/session_receipt?client_secret=\(a.linkSessionSecret)", nil)
+        },
+        .victim("GET /v1/link_account_sessions/list_accounts") { a, _, _ in
+            ("/v1/link_account_sessions/list_accounts?client_secret=\(a.linkSessionSecret)", nil)
+        },
+        .victim("POST /v1/link_account_sessions/complete") { a, _, _ in
+            ("/v1/link_account_sessions/complete", "client_secret=\(a.linkSessionSecret)")
+        },
+        .victim("GET /v1/financial_connections/sessions/{id}") { a, _, _ in ("/v1/financial_connections/sessions/\(a.linkSession)", nil) },
+        .victim("GET /v1/financial_connections/accounts/{id}") { a, _, _ in ("/v1/financial_connections/accounts/\(a.linkedAccount)", nil) },
+        .victim("POST /v1/payment_methods") { a, _, _ in
+            ("/v1/payment_methods", "type=us_bank_account&us_bank_account[link_account_session]=\(a.linkSession)&billing_details[name]=M")
+        },
+        .victim("POST /v1/payment_methods") { a, _, _ in
+            ("/v1/payment_methods", "type=us_bank_account&us_bank_account[financial_connections_account]=\(a.linkedAccount)&billing_details[name]=M")
+        },
+
         // Sheet settings.
         .ownAccount("POST /v1/customer_sheet_settings") { _ in ("/v1/customer_sheet_settings", "name=mallory") },
         .ownAccount("GET /v1/customer_sheet_settings") { _ in ("/v1/customer_sheet_settings", nil) },
@@ -297,7 +355,7 @@ struct TenantIsolationMatrixTests {
             let before = try await Self.snapshot(server, account: victim.account.id)
             for table in [
                 "customers", "payment_methods", "setup_intents", "ephemeral_keys", "customer_sessions",
-                "customer_sheet_settings", "events", "webhook_endpoints",
+                "customer_sheet_settings", "events", "webhook_endpoints", "financial_connections_sessions",
             ] {
                 #expect(before[table]?.isEmpty == false, "the snapshot holds A's \(table)")
             }
@@ -350,6 +408,7 @@ struct TenantIsolationMatrixTests {
         let sheetSettings = try await id(of: api.post("/v1/customer_sheet_settings", "name=victim"))
         let defaultSheetSettings = try await id(of: api.get("/v1/customer_sheet_settings/default"))
         let event = try #require(try await api.get("/v1/events").json["data"]?.arrayValue?.first?["id"]?.stringValue)
+        let link = try await linkedSession(server, account, customer: customer)
         // Last, so that no event of A is queued for it and the delivery tables stay still.
         let webhookEndpoint = try await id(
             of: api.post("/v1/webhook_endpoints", "url=http%3A%2F%2F127.0.0.1%3A9%2Fvictim&enabled_events[]=*&description=victim")
@@ -358,7 +417,8 @@ struct TenantIsolationMatrixTests {
             customer: customer, attachedCard: attachedCard, unattachedCard: unattachedCard, setupIntent: try id(of: intent),
             setupIntentSecret: try #require(intent.json["client_secret"]?.stringValue), authenticationToken: pending,
             customerSession: session.id, customerSessionSecret: session.clientSecret, ephemeralKey: ephemeralKey,
-            sheetSettings: sheetSettings, defaultSheetSettings: defaultSheetSettings, event: event, webhookEndpoint: webhookEndpoint
+            sheetSettings: sheetSettings, defaultSheetSettings: defaultSheetSettings, event: event, webhookEndpoint: webhookEndpoint,
+            linkSession: link.session, linkSessionSecret: link.secret, linkedAccount: link.account, testBankToken: link.token
         )
         return (account, targets)
     }
@@ -372,6 +432,10 @@ struct TenantIsolationMatrixTests {
         let session = try await account.customerSession(
             for: customer, features: "&components[customer_sheet][features][payment_method_remove]=enabled"
         )
+        let link = try await account.publishable.post(
+            "/v1/connections/link_account_sessions_for_deferred_payment", "unique_id=elements_session_mallory"
+        )
+        let linkSession = try id(of: link)
         return Attacker(
             account: account, customer: customer,
             attachedCard: try await id(of: api.post("/v1/payment_methods/pm_card_visa/attach", "customer=\(customer)")),
@@ -379,7 +443,34 @@ struct TenantIsolationMatrixTests {
             setupIntent: try id(of: intent), setupIntentSecret: try #require(intent.json["client_secret"]?.stringValue),
             authenticationToken: try await pendingAuthentication(api, intent: try id(of: intent)),
             sessionSecret: session.clientSecret, ephemeralKey: try await account.ephemeralKey(for: customer).secret,
-            sessionKey: session.apiKey
+            sessionKey: session.apiKey, linkSession: linkSession,
+            testBankToken: DerivedSecrets(masterKey: server.masterKey).testBankPageToken(linkSession)
+        )
+    }
+
+    /// A bank setup intent of `customer` whose Financial Connections session linked the test
+    /// bank's checking account, through the page as a browser does.
+    static func linkedSession(
+        _ server: LiveServer, _ account: TestAccount, customer: String
+    ) async throws -> (session: String, secret: String, account: String, token: String) {
+        let intent = try await account.secret.post("/v1/setup_intents", "customer=\(customer)&payment_method_types[0]=us_bank_account")
+        let created = try await account.publishable.post(
+            "/v1/setup_intents/\(try id(of: intent))/link_account_sessions",
+            "client_secret=\(try #require(intent.json["client_secret"]?.stringValue))&payment_method_data[type]=us_bank_account"
+        )
+        let session = try id(of: created)
+        let token = DerivedSecrets(masterKey: server.masterKey).testBankPageToken(session)
+        let form = "account=checking&action=link"
+        let connection = try await RawHTTPConnection.open(port: server.port)
+        try await connection.write(
+            "POST /v1/financial_connections/test_bank/\(token)?session=\(session) HTTP/1.1\r\nHost: x\r\n"
+                + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\nConnection: close\r\n\r\n\(form)"
+        )
+        #expect(try await connection.response().status == 303)
+        let receipt = try await account.secret.get("/v1/financial_connections/sessions/\(session)")
+        return (
+            session, try #require(created.json["client_secret"]?.stringValue),
+            try #require(receipt.json["payment_account"]?["id"]?.stringValue), token
         )
     }
 

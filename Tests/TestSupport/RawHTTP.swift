@@ -40,7 +40,7 @@ public final class RawHTTPConnection: @unchecked Sendable {
         try await Blocking.run { try self.send(bytes) }
     }
 
-    public func response(timeout seconds: Int = 30) async throws -> (status: Int, body: String) {
+    public func response(timeout seconds: Int = 30) async throws -> (status: Int, body: String, headers: [String: String]) {
         try await Blocking.run { try self.readResponse(timeout: seconds) }
     }
 
@@ -56,8 +56,8 @@ public final class RawHTTPConnection: @unchecked Sendable {
     }
 
     /// Reads until the server closes the connection or a whole response (by Content-Length) has
-    /// arrived, and returns the status code and the body.
-    public func readResponse(timeout seconds: Int = 30) throws -> (status: Int, body: String) {
+    /// arrived, and returns the status code, the body and the headers (names lowercased).
+    public func readResponse(timeout seconds: Int = 30) throws -> (status: Int, body: String, headers: [String: String]) {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var received: [UInt8] = []
@@ -74,7 +74,7 @@ public final class RawHTTPConnection: @unchecked Sendable {
         return response
     }
 
-    private static func complete(_ bytes: [UInt8]) -> (status: Int, body: String)? {
+    private static func complete(_ bytes: [UInt8]) -> (status: Int, body: String, headers: [String: String])? {
         let text = String(decoding: bytes, as: UTF8.self)
         guard let headerEnd = text.range(of: "\r\n\r\n") else { return nil }
         let head = text[..<headerEnd.lowerBound]
@@ -83,6 +83,11 @@ public final class RawHTTPConnection: @unchecked Sendable {
         let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") ?? 0
         let lengthLine = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
         let length = lengthLine.flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
-        return body.utf8.count >= length ? (status, body) : nil
+        var headers: [String: String] = [:]
+        for line in head.split(separator: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return body.utf8.count >= length ? (status, body, headers) : nil
     }
 }

@@ -77,13 +77,12 @@ def test_the_offer_is_what_the_sheet_settings_allow_and_purse_can_add(client, ap
     response = deferred(app, ["sepa_debit", "card", "us_bank_account", "ideal"])
     assert response.status_code == 200
     session = response.json()
-    assert session["payment_method_preference"]["ordered_payment_method_types"] == ["sepa_debit", "card"]
-    assert session["unactivated_payment_method_types"] == ["us_bank_account", "ideal"]
+    assert session["payment_method_preference"]["ordered_payment_method_types"] == ["sepa_debit", "card", "us_bank_account"]
+    assert session["unactivated_payment_method_types"] == ["ideal"]
     purse_call(client, "post", "/v1/customer_sheet_settings/default", payment_method_types=["card"])
     session = deferred(app, ["sepa_debit", "card"]).json()
     assert session["payment_method_preference"]["ordered_payment_method_types"] == ["card"]
     assert session["unactivated_payment_method_types"] == ["sepa_debit"]
-    # The settings the sheet is shown carry every type the settings allow; only the mobile offer withholds.
     assert session["customer_sheet_settings"]["payment_method_types"] == ["card"]
 
 
@@ -109,7 +108,7 @@ def test_the_contract_echoes_the_clients_revision(app, revision):
     assert element["contract"] == {"major": 1, "revision": revision}
     assert element["payment_method_availability"]["entries"] == [
         {"payment_method_type": "card", "available": True},
-        {"payment_method_type": "us_bank_account", "available": False, "reason": "requires_financial_connections"},
+        {"payment_method_type": "us_bank_account", "available": True},
     ]
 
 

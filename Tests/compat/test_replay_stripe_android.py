@@ -46,7 +46,8 @@ CARTES_BANCAIRES_VISA = "4000002500001001"  # co-badged Cartes Bancaires / Visa
 IBAN = "DE89370400440532013000"
 CVC = "042"
 # CustomerSheet.IntentConfiguration / StripeCustomerAdapter paymentMethodTypes of these replays. Without
-# us_bank_account, whose add flow on Android is Financial Connections (not in scope here).
+# us_bank_account, whose Financial Connections add flow has replays of its own
+# (test_replay_stripe_android_bank_accounts.py).
 SHEET_TYPES = ["card", "sepa_debit"]
 ALL_SHEET_TYPES = ["card", "us_bank_account", "sepa_debit"]
 # What a customer_sheet component needs for the sheet's remove and sync-default features
@@ -483,13 +484,18 @@ def test_load_an_empty_sheet(sheet_factory, integration, sdk):
         assert customer["default_payment_method"] is None
 
 
-@pytest.mark.parametrize("types", [ALL_SHEET_TYPES, None], ids=["all-three", "unspecified"])
-def test_the_sheet_is_not_offered_us_bank_accounts(sheet_factory, types):
-    """With us_bank_account requested (or no types: CustomerAdapterDataSource.createPaymentMethodTypes
-    sends none), the elements session must not put it in ordered_payment_method_types: CustomerSheet
-    offers every supported type listed there (its Android add flow is Financial Connections, which
-    Purse does not serve yet)."""
-    sheet = sheet_factory(types=types).load()
+def test_the_sheet_is_offered_us_bank_accounts_when_it_asks_for_them(sheet_factory):
+    """With us_bank_account requested, the elements session lists it in ordered_payment_method_types:
+    CustomerSheet then offers it, and adds it through Financial Connections
+    (test_replay_stripe_android_bank_accounts.py)."""
+    sheet = sheet_factory(types=ALL_SHEET_TYPES).load()
+    assert sheet.elements_session["ordered_payment_method_types"] == ALL_SHEET_TYPES
+
+
+def test_without_types_the_sheet_is_offered_cards(sheet_factory):
+    """No types (CustomerAdapterDataSource.createPaymentMethodTypes sends none): a deferred setup
+    intent's default, as Stripe's, is card."""
+    sheet = sheet_factory(types=None).load()
     ordered = sheet.elements_session["ordered_payment_method_types"]
     assert "card" in ordered
     assert "us_bank_account" not in ordered

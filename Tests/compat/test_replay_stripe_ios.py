@@ -9,6 +9,9 @@ customer sessions) is stripe-python on the secret key, as in the other compat te
 request the app side sends cites its source in the docstring of the stripe_ios.py function that
 sends it; docs/replays/stripe-ios.md lists them per flow.
 
+US bank accounts (Financial Connections, issue 30) are replayed in
+test_replay_stripe_ios_bank_accounts.py, with these fixtures.
+
 Card data: stripe_ios.py records every request in conftest's SENT_CARD_DATA and SECRETS_SEEN.
 CVCs start with 0; no test token is used (cards and IBANs are sent by number, as the sheet does)."""
 import datetime
@@ -252,9 +255,9 @@ def test_the_sheet_loads(sheet, client, customer):
     session = state.session
     assert state.ids == []
     kinds = session["payment_method_preference"]["ordered_payment_method_types"]
-    assert "us_bank_account" not in kinds, "Purse must not offer us_bank_account to the mobile sheets yet"
+    assert "us_bank_account" in kinds, "Purse offers us_bank_account through Financial Connections (issue 30)"
     assert "link" not in kinds, "Link is off in Purse"
-    assert offered_types(session) == ["card", "sepa_debit"]
+    assert offered_types(session) == ["card", "us_bank_account", "sepa_debit"]
     link = session.get("link_settings")
     assert link is None or link.get("link_funding_sources") == [], "Link is off: no funding sources"
     assert isinstance((session.get("card_brand_choice") or {}).get("eligible"), bool)
@@ -284,7 +287,7 @@ def test_add_a_card(sheet, client, customer):
     session_body, _ = add(sheet, card(sheet))
     session = decode_elements_session(session_body, customer_session_client_secret=sheet.claimed[1]
                                       if sheet.integration == "session" else None)
-    assert "us_bank_account" not in offered_types(session)
+    assert "us_bank_account" in offered_types(session)
     intent = decode_setup_intent(expect_ok(sheet.sdk.log[-1], "POST /v1/setup_intents/{id}/confirm"))
     assert intent["status"] == "succeeded" and intent["next_action"] is None
     method = decode_payment_method(intent["payment_method"])
@@ -512,7 +515,7 @@ def test_the_add_flow_elements_session_of_an_adapter_carries_the_mobile_session_
     check_mobile_session_contract(reply)
     intent = setup_intent_of_elements_session(decode_elements_session(body))
     assert intent["status"] == "requires_payment_method"
-    assert "us_bank_account" not in offered_types(decode_elements_session(body))
+    assert "us_bank_account" in offered_types(decode_elements_session(body))
 
 
 def test_the_confirm_accepts_every_field_the_sdk_sends(purse, account, client, customer):

@@ -875,9 +875,8 @@ def test_the_elements_session_of_a_setup_intent(client, publishable, customer):
     assert isinstance(session.session_id, str) and session.session_id
     preference = session.payment_method_preference
     assert preference.type == "setup_intent"
-    # US bank accounts are withheld from the mobile sheets until Financial Connections exists.
-    assert preference.ordered_payment_method_types == ["card", "sepa_debit"]
-    assert session.unactivated_payment_method_types == ["us_bank_account"]
+    assert preference.ordered_payment_method_types == SHEET_TYPES
+    assert session.unactivated_payment_method_types == []
     assert intent.payment_method_types == SHEET_TYPES
     assert fields(preference.setup_intent) == PUBLISHABLE_FIELDS
     assert preference.setup_intent.client_secret == intent.client_secret
@@ -902,8 +901,8 @@ def test_the_elements_session_of_a_deferred_setup(publishable):
     )
     preference = session.payment_method_preference
     assert preference.type == "deferred_intent"
-    assert preference.ordered_payment_method_types == ["card"]
-    assert session.unactivated_payment_method_types == ["us_bank_account", "ideal"]
+    assert preference.ordered_payment_method_types == ["card", "us_bank_account"]
+    assert session.unactivated_payment_method_types == ["ideal"]
     assert "setup_intent" not in preference
 
 

@@ -18,12 +18,6 @@ public struct ElementsSessionService: Sendable {
     /// The country Purse reports for the merchant and for payment method preference.
     public static let merchantCountry = "US"
 
-    /// Types Purse saves but does not offer to Stripe's mobile sheets, with the reason given in
-    /// the mobile-session contract: both sheets add US bank accounts only through Financial
-    /// Connections, which Purse does not serve yet, and a sheet must never offer what it then
-    /// cannot add. The API itself keeps serving the type, and PurseClient enters bank details directly.
-    static let withheldFromMobileSheets: [String: String] = ["us_bank_account": "requires_financial_connections"]
-
     /// Stripe's card brand choice: co-badged cards (Cartes Bancaires with Visa or Mastercard) let
     /// their holder pick the network; the test processor has such cards (TestInstruments).
     static let cardBrandChoice: JSONValue = [
@@ -146,7 +140,7 @@ public struct ElementsSessionService: Sendable {
     }
 
     /// The requested types the sheet may offer (saved by Purse, allowed by the sheet settings in
-    /// force, not withheld from the mobile sheets), in the requested order; the others with why.
+    /// force), in the requested order; the others with why.
     static func offer(
         requested: [String], settings: CustomerSheetSettings
     ) -> (offered: [String], withheld: [(type: String, reason: String)]) {
@@ -157,8 +151,6 @@ public struct ElementsSessionService: Sendable {
                 withheld.append((type, "unactivated"))
             } else if !settings.paymentMethodTypes.contains(type) {
                 withheld.append((type, "not_in_customer_sheet_settings"))
-            } else if let reason = withheldFromMobileSheets[type] {
-                withheld.append((type, reason))
             } else {
                 offered.append(type)
             }

@@ -17,6 +17,8 @@ public enum ObjectID {
         case setupAttempt = "setatt"
         case mandate = "mandate"
         case delivery = "whdel"
+        case financialConnectionsSession = "fcsess"
+        case financialConnectionsAccount = "fca"
     }
 
     static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)

@@ -21,11 +21,13 @@ public struct PaymentMethodFactory: Sendable {
     }
 
     /// `prefix` is where the parameters sit in the request (`payment_method_data` on confirm),
-    /// for the `param` of errors.
+    /// for the `param` of errors. `linked` is the Financial Connections account the parameters
+    /// name, found by ``FinancialConnectionsService/linkedAccount(in:prefix:setupIntent:caller:database:)``.
     public func make(
         _ params: PaymentMethodCreateParameters,
         account: String,
         prefix: String? = nil,
+        linked: LinkedBankAccount? = nil,
         now: Int = Clock.now
     ) throws -> NewPaymentMethod {
         let name = { (path: String) in ParameterPath.nested(path, under: prefix) }
@@ -53,7 +55,11 @@ public struct PaymentMethodFactory: Sendable {
             (model.card, reference) = try cardDetails(card, billing: billing, account: account, name: name, now: now)
         case .usBankAccount:
             guard let bank = params.usBankAccount else { throw PurseError.missingParameter(name("us_bank_account")) }
-            (model.usBankAccount, reference) = try bankDetails(bank, account: account, name: name)
+            if let linked {
+                (model.usBankAccount, reference) = Self.bankDetails(linked, holderType: bank.accountHolderType)
+            } else {
+                (model.usBankAccount, reference) = try bankDetails(bank, account: account, name: name)
+            }
         case .sepaDebit:
             guard let sepa = params.sepaDebit else { throw PurseError.missingParameter(name("sepa_debit")) }
             (model.sepaDebit, reference) = try sepaDetails(sepa, account: account, name: name)
@@ -164,6 +170,11 @@ public struct PaymentMethodFactory: Sendable {
     private func bankDetails(
         _ bank: USBankAccountParameters, account: String, name: (String) -> String
     ) throws -> (USBankAccountDetails, String) {
+        if bank.linkAccountSession != nil || bank.financialConnectionsAccount != nil {
+            throw PurseError.invalidParameter(
+                name("us_bank_account"), "A linked account (link_account_session, financial_connections_account) cannot be used here."
+            )
+        }
         guard let routing = bank.routingNumber else { throw PurseError.missingParameter(name("us_bank_account[routing_number]")) }
         guard let accountNumber = bank.accountNumber else {
             throw PurseError.missingParameter(name("us_bank_account[account_number]"))
@@ -192,6 +203,19 @@ public struct PaymentMethodFactory: Sendable {
             last4: number.last4, routingNumber: number.routingNumber
         )
         return (details, enrollment.reference)
+    }
+
+    /// A linked account's details: what Financial Connections learnt of it, and its account.
+    private static func bankDetails(
+        _ linked: LinkedBankAccount, holderType: USBankAccountParameters.AccountHolderType?
+    ) -> (USBankAccountDetails, String) {
+        var details = USBankAccountDetails(
+            accountHolderType: (holderType ?? .individual).rawValue, accountType: linked.subcategory,
+            bankName: linked.institutionName, fingerprint: linked.fingerprint, last4: linked.last4,
+            routingNumber: linked.routingNumber
+        )
+        details.financialConnectionsAccount = linked.id
+        return (details, linked.processorReference)
     }
 
     private func sepaDetails(

@@ -26,18 +26,33 @@ public struct CardParameters: Decodable, Sendable {
     }
 }
 
-/// `us_bank_account[...]` on create, entered by hand (Financial Connections is out of scope).
+/// `us_bank_account[...]` on create: entered by hand, or an account linked through Financial
+/// Connections (its session, or the account itself).
 public struct USBankAccountParameters: Decodable, Sendable {
     public var accountHolderType: AccountHolderType?
     public var accountNumber: String?
     public var accountType: AccountType?
     public var routingNumber: String?
+    public var linkAccountSession: String?
+    public var financialConnectionsAccount: String?
+
+    public init(
+        accountHolderType: AccountHolderType? = nil, accountNumber: String? = nil, accountType: AccountType? = nil,
+        routingNumber: String? = nil
+    ) {
+        self.accountHolderType = accountHolderType
+        self.accountNumber = accountNumber
+        self.accountType = accountType
+        self.routingNumber = routingNumber
+    }
 
     enum CodingKeys: String, CodingKey {
         case accountHolderType = "account_holder_type"
         case accountNumber = "account_number"
         case accountType = "account_type"
         case routingNumber = "routing_number"
+        case linkAccountSession = "link_account_session"
+        case financialConnectionsAccount = "financial_connections_account"
     }
 
     public enum AccountHolderType: String, Sendable, CaseIterable, ParameterEnum { case individual, company }

@@ -17,7 +17,10 @@ public struct PaymentMethodService: Sendable {
     /// Checks and stores a new, unattached payment method. Nothing of the number is kept.
     /// With a client credential, the sheet settings in force decide what may be saved (spec §4).
     public func create(_ params: PaymentMethodCreateParameters, by caller: Credential) async throws -> PaymentMethod {
-        var method = try factory.make(params, account: caller.accountID)
+        let linked = try await FinancialConnectionsService.linkedAccount(
+            in: params, prefix: nil, setupIntent: nil, caller: caller, database: database
+        )
+        var method = try factory.make(params, account: caller.accountID, linked: linked)
         if caller.isClient {
             let settings = try await SheetSettingsService.inForce(
                 for: caller, named: nil, database: database, cache: caches.sheetSettings

@@ -8,6 +8,8 @@ public struct DerivedSecrets: Sendable {
     private let authenticationPageKey: SymmetricKey
     private let customerSessionKey: SymmetricKey
     private let webhookSigningKey: SymmetricKey
+    private let financialConnectionsKey: SymmetricKey
+    private let testBankPageKey: SymmetricKey
 
     /// Derives each purpose's key once: an elements session hands out a session's key on every call.
     public init(masterKey: MasterKey) {
@@ -15,6 +17,8 @@ public struct DerivedSecrets: Sendable {
         authenticationPageKey = masterKey.derivedKey(for: "authentication-page")
         customerSessionKey = masterKey.derivedKey(for: "customer-session-api-key")
         webhookSigningKey = masterKey.derivedKey(for: "webhook-signing-secret")
+        financialConnectionsKey = masterKey.derivedKey(for: "financial-connections-client-secret")
+        testBankPageKey = masterKey.derivedKey(for: "financial-connections-test-bank-page")
     }
 
     /// `seti_<id>_secret_<random>`: no `_` inside either part, as the mobile SDKs check.
@@ -44,6 +48,28 @@ public struct DerivedSecrets: Sendable {
     /// A webhook endpoint's signing secret.
     public func webhookSigningSecret(_ endpointID: String) -> String {
         "whsec_" + token(webhookSigningKey, endpointID, length: 32)
+    }
+
+    /// `fcsess_<id>_secret_<random>`: the SDKs send it alone, so it names its session.
+    public func financialConnectionsClientSecret(_ id: String) -> String {
+        "\(id)_secret_\(token(financialConnectionsKey, id))"
+    }
+
+    /// The session a Financial Connections client secret belongs to, if it is one.
+    public func financialConnectionsSession(ofClientSecret candidate: String) -> String? {
+        guard let range = candidate.range(of: "_secret_") else { return nil }
+        let id = String(candidate[..<range.lowerBound])
+        let expected = financialConnectionsClientSecret(id)
+        return SecretHash.constantTimeEquals(Array(candidate.utf8), Array(expected.utf8)) ? id : nil
+    }
+
+    /// The token in the URL of a Financial Connections session's test-bank page.
+    public func testBankPageToken(_ sessionID: String) -> String {
+        token(testBankPageKey, sessionID, length: 32)
+    }
+
+    public func isTestBankPageToken(_ candidate: String, session id: String) -> Bool {
+        SecretHash.constantTimeEquals(Array(candidate.utf8), Array(testBankPageToken(id).utf8))
     }
 
     /// `length` base62 characters of HMAC output: one 32-byte MAC carries 42 full characters, so

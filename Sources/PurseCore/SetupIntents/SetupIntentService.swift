@@ -36,9 +36,14 @@ public struct SetupIntentService: Sendable {
         }
         let description = try TextRules.limited(params.description, to: 1000, param: "description")
         let metadata = try MetadataRules.new(params.metadata)
-        let newMethod = try params.paymentMethodData.map { try factory.make($0, account: caller.accountID, prefix: "payment_method_data") }
-        let customer = params.customer
         let id = ObjectID.make(.setupIntent)
+        let linked = try await FinancialConnectionsService.linkedAccount(
+            in: params.paymentMethodData, prefix: "payment_method_data", setupIntent: id, caller: caller, database: database
+        )
+        let newMethod = try params.paymentMethodData.map {
+            try factory.make($0, account: caller.accountID, prefix: "payment_method_data", linked: linked)
+        }
+        let customer = params.customer
         let (secrets, publicURL) = (self.secrets, self.publicURL)
         let created = try await database.transaction { repositories -> SetupIntent in
             if let customer, !(try await repositories.customers.isLive(customer, visibleTo: caller.visibility)) {
@@ -78,7 +83,7 @@ public struct SetupIntentService: Sendable {
     public func retrieve(_ id: String, clientSecret: String?, by caller: Credential) async throws -> SetupIntent {
         let stored = try await database.autocommit { try await $0.setupIntents.find(id, account: caller.accountID, lock: false) }
         guard let stored else { throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true) }
-        try checkClientSecret(clientSecret, of: id, caller: caller)
+        try Self.checkClientSecret(clientSecret, of: id, caller: caller, secrets: secrets)
         return Self.render(stored, secrets, publicURL)
     }
 
@@ -86,7 +91,12 @@ public struct SetupIntentService: Sendable {
         _ id: String, _ params: SetupIntentUpdateParameters, by caller: Credential, request: RequestInfo
     ) async throws -> SetupIntent {
         let factory = self.factory
-        let newMethod = try params.paymentMethodData.map { try factory.make($0, account: caller.accountID, prefix: "payment_method_data") }
+        let linked = try await FinancialConnectionsService.linkedAccount(
+            in: params.paymentMethodData, prefix: "payment_method_data", setupIntent: id, caller: caller, database: database
+        )
+        let newMethod = try params.paymentMethodData.map {
+            try factory.make($0, account: caller.accountID, prefix: "payment_method_data", linked: linked)
+        }
         let (secrets, publicURL) = (self.secrets, self.publicURL)
         return try await database.transaction { repositories in
             guard let stored = try await repositories.setupIntents.find(id, account: caller.accountID, lock: true) else {
@@ -168,14 +178,19 @@ public struct SetupIntentService: Sendable {
     public func confirm(
         _ id: String, _ params: SetupIntentConfirmParameters, by caller: Credential, request: RequestInfo
     ) async throws -> SetupIntent {
-        try checkClientSecret(params.clientSecret, of: id, caller: caller)
+        try Self.checkClientSecret(params.clientSecret, of: id, caller: caller, secrets: secrets)
         let returnURL = try ReturnURL.checked(params.returnURL)
         let factory = self.factory
         let processor = self.processor
         let secrets = self.secrets
         let publicURL = self.publicURL
         let settingsCache = caches.sheetSettings
-        let new = try params.paymentMethodData.map { try factory.make($0, account: caller.accountID, prefix: "payment_method_data") }
+        let linked = try await FinancialConnectionsService.linkedAccount(
+            in: params.paymentMethodData, prefix: "payment_method_data", setupIntent: id, caller: caller, database: database
+        )
+        let new = try params.paymentMethodData.map {
+            try factory.make($0, account: caller.accountID, prefix: "payment_method_data", linked: linked)
+        }
         let outcome = try await database.transaction { repositories -> (SetupIntent, PurseError?) in
             guard let stored = try await repositories.setupIntents.find(id, account: caller.accountID, lock: true) else {
                 throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
@@ -393,7 +408,7 @@ public struct SetupIntentService: Sendable {
     }
 
     /// A publishable key must bring the intent's client secret; the secret key need not.
-    private func checkClientSecret(_ clientSecret: String?, of id: String, caller: Credential) throws {
+    static func checkClientSecret(_ clientSecret: String?, of id: String, caller: Credential, secrets: DerivedSecrets) throws {
         guard caller.kind == .publishable else { return }
         guard let clientSecret else { throw PurseError.missingParameter("client_secret") }
         guard secrets.isSetupIntentClientSecret(clientSecret, of: id) else {
@@ -469,9 +484,19 @@ public struct SetupIntentService: Sendable {
     static func render(_ stored: StoredSetupIntent, _ secrets: DerivedSecrets, _ publicURL: PublicURL) -> SetupIntent {
         var intent = stored.intent
         intent.clientSecret = secrets.setupIntentClientSecret(intent.id)
+        var options = JSONObject()
         if intent.paymentMethodTypes.contains("card") {
-            intent.paymentMethodOptions = ["card": ["mandate_options": .null, "network": .null, "request_three_d_secure": "automatic"]]
+            options["card"] = ["mandate_options": .null, "network": .null, "request_three_d_secure": "automatic"]
         }
+        if intent.paymentMethodTypes.contains("us_bank_account") {
+            // Purse's test bank verifies instantly; the mobile sheets offer bank accounts only
+            // for `automatic` or `instant`.
+            options["us_bank_account"] = [
+                "financial_connections": ["permissions": ["payment_method"], "prefetch": [], "return_url": .null],
+                "mandate_options": .object(JSONObject()), "verification_method": "automatic",
+            ]
+        }
+        intent.paymentMethodOptions = .object(options)
         if intent.status == .requiresAction {
             let token = secrets.authenticationToken(setupIntent: intent.id, attempt: stored.attempt)
             intent.nextAction = NextAction(

@@ -46,6 +46,7 @@ public struct Repositories: Sendable {
     public let customerCredentials: any CustomerCredentialRepository
     public let customers: any CustomerRepository
     public let events: any EventRepository
+    public let financialConnections: any FinancialConnectionsRepository
     public let idempotency: any IdempotencyRepository
     public let paymentMethods: any PaymentMethodRepository
     public let setupIntents: any SetupIntentRepository
@@ -57,6 +58,7 @@ public struct Repositories: Sendable {
         customerCredentials: any CustomerCredentialRepository,
         customers: any CustomerRepository,
         events: any EventRepository,
+        financialConnections: any FinancialConnectionsRepository,
         idempotency: any IdempotencyRepository,
         paymentMethods: any PaymentMethodRepository,
         setupIntents: any SetupIntentRepository,
@@ -67,6 +69,7 @@ public struct Repositories: Sendable {
         self.customerCredentials = customerCredentials
         self.customers = customers
         self.events = events
+        self.financialConnections = financialConnections
         self.idempotency = idempotency
         self.paymentMethods = paymentMethods
         self.setupIntents = setupIntents

@@ -14,6 +14,9 @@ public enum ObjectType: String, Sendable, Hashable {
     case selectedPaymentOption = "selected_payment_option"
     case elementsSession = "elements_session"
     case credentialRevocation = "credential_revocation"
+    case financialConnectionsSession = "financial_connections.session"
+    case financialConnectionsAccount = "financial_connections.account"
+    case financialConnectionsSynchronization = "financial_connections_synchronization"
 }
 
 /// What a route returns, which decides what its `expand[]` may name.
@@ -35,6 +38,13 @@ struct Expansion {
         .customerSession: ["customer": .customer],
         .selectedPaymentOption: ["payment_method": .paymentMethod],
         .elementsSession: ["payment_method_preference.setup_intent": .setupIntent],
+    ]
+
+    /// Fields the SDKs ask to expand that Purse always answers as null: nothing to expand, so
+    /// the request is accepted as it is (the mobile SDKs' synchronize expands the native flow's
+    /// auth session, which Purse's web flow never has).
+    static let alwaysNullFields: [ObjectType: Set<String>] = [
+        .financialConnectionsSynchronization: ["manifest.active_auth_session"]
     ]
 
     /// The deepest path accepted, in dot-separated segments.
@@ -61,6 +71,8 @@ struct Expansion {
                 throw PurseError.invalidParameter("expand", "You cannot expand more than \(maximumDepth) levels of a property (\(path)).")
             }
             switch returns {
+            case .object(let type) where alwaysNullFields[type]?.contains(path) == true:
+                continue
             case .object(let type):
                 try add(path, fullPath: path, type: type, to: &tree)
             case .list(let type):

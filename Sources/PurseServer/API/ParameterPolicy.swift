@@ -7,9 +7,9 @@ import PurseCore
 /// - **Stripe's client SDKs** (publishable, ephemeral and customer-session keys) attach fraud
 ///   signals and telemetry to their requests. Those fields are accepted where the SDKs place
 ///   them, at the top level or inside `payment_method_data`, and ignored.
-/// - **The private `/v1/elements/...` endpoints** change their parameters with every SDK
-///   release, so a client credential may send anything there; what Purse does not read is
-///   ignored.
+/// - **The private endpoints only the SDKs call** (`/v1/elements/...` and Financial
+///   Connections' link account sessions) change their parameters with every SDK release, so a
+///   client credential may send anything there; what Purse does not read is ignored.
 ///
 /// Ignoring never changes what a request does: the endpoint's own parameters are decoded and
 /// checked exactly as under the strict policy. ``IgnoredParameters`` counts what was ignored.
@@ -38,12 +38,21 @@ struct ParameterPolicy: Sendable, Equatable {
         case nil, .secret?:
             self = .strict
         case .publishable?, .ephemeralKey?, .customerSession?:
-            self.init(tolerance: routePath.hasPrefix(Self.privateSDKPrefix) ? .anything : .clientTelemetry)
+            self.init(tolerance: Self.isPrivateSDKRoute(routePath) ? .anything : .clientTelemetry)
         }
     }
 
     /// Routes only Stripe's SDKs call, with parameters that follow the SDKs' releases.
-    static let privateSDKPrefix = "/v1/elements/"
+    static let privateSDKPrefixes = [
+        "/v1/elements/", "/v1/financial_connections/sessions/synchronize", "/v1/link_account_sessions/", "/v1/connections/",
+    ]
+
+    /// Their routes under other resources.
+    static let privateSDKSuffixes = ["/link_account_sessions"]
+
+    static func isPrivateSDKRoute(_ routePath: String) -> Bool {
+        privateSDKPrefixes.contains { routePath.hasPrefix($0) } || privateSDKSuffixes.contains { routePath.hasSuffix($0) }
+    }
 
     /// The fraud signals and telemetry Stripe's client SDKs send, which never change what a
     /// request does:

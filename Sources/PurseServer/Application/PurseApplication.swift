@@ -105,6 +105,11 @@ public struct PurseApplication {
         )
         SetupIntentsController(setupIntents: setupIntents).register(on: api)
         AuthenticationPageController(setupIntents: setupIntents).register(on: api)
+        let financialConnections = FinancialConnectionsService(
+            database: database, processor: processor, masterKey: masterKey, publicURL: publicURL
+        )
+        FinancialConnectionsController(financialConnections: financialConnections).register(on: api)
+        TestBankPageController(financialConnections: financialConnections).register(on: api)
         let sessions = CustomerSessionService(
             database: database, masterKey: masterKey, lifetime: configuration.customerSessionLifetime, caches: caches
         )

@@ -73,10 +73,13 @@ struct ResponseMiddleware: RouterMiddleware {
         return .unexpected(requestID: context.requestID)
     }
 
-    /// The path as logged: an authentication page's token is a credential, so it is masked.
+    /// The path as logged: the token of an authentication or test-bank page is a credential, so
+    /// it is masked.
     static func loggable(_ path: String) -> String {
-        guard let range = path.range(of: "/authenticate/") else { return path }
-        return path[..<range.upperBound] + "****"
+        for marker in ["/authenticate/", "/test_bank/"] {
+            if let range = path.range(of: marker) { return path[..<range.upperBound] + "****" }
+        }
+        return path
     }
 
     private static func milliseconds(_ duration: Duration) -> String {

@@ -1733,6 +1733,12 @@ enum OpenAPIDocument {
                           },
                           "routing_number": {
                             "type": "string"
+                          },
+                          "link_account_session": {
+                            "type": "string"
+                          },
+                          "financial_connections_account": {
+                            "type": "string"
                           }
                         },
                         "additionalProperties": false
@@ -2090,6 +2096,26 @@ enum OpenAPIDocument {
                             ]
                           },
                           "routing_number": {
+                            "anyOf": [
+                              {
+                                "type": "string"
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "link_account_session": {
+                            "anyOf": [
+                              {
+                                "type": "string"
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "financial_connections_account": {
                             "anyOf": [
                               {
                                 "type": "string"
@@ -4179,6 +4205,12 @@ enum OpenAPIDocument {
                                   },
                                   "routing_number": {
                                     "type": "string"
+                                  },
+                                  "link_account_session": {
+                                    "type": "string"
+                                  },
+                                  "financial_connections_account": {
+                                    "type": "string"
                                   }
                                 },
                                 "additionalProperties": false
@@ -4803,6 +4835,26 @@ enum OpenAPIDocument {
                                     ]
                                   },
                                   "routing_number": {
+                                    "anyOf": [
+                                      {
+                                        "type": "string"
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  },
+                                  "link_account_session": {
+                                    "anyOf": [
+                                      {
+                                        "type": "string"
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  },
+                                  "financial_connections_account": {
                                     "anyOf": [
                                       {
                                         "type": "string"
@@ -5727,6 +5779,12 @@ enum OpenAPIDocument {
                                   },
                                   "routing_number": {
                                     "type": "string"
+                                  },
+                                  "link_account_session": {
+                                    "type": "string"
+                                  },
+                                  "financial_connections_account": {
+                                    "type": "string"
                                   }
                                 },
                                 "additionalProperties": false
@@ -6192,6 +6250,26 @@ enum OpenAPIDocument {
                                     ]
                                   },
                                   "routing_number": {
+                                    "anyOf": [
+                                      {
+                                        "type": "string"
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  },
+                                  "link_account_session": {
+                                    "anyOf": [
+                                      {
+                                        "type": "string"
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  },
+                                  "financial_connections_account": {
                                     "anyOf": [
                                       {
                                         "type": "string"
@@ -6722,6 +6800,12 @@ enum OpenAPIDocument {
                                   },
                                   "routing_number": {
                                     "type": "string"
+                                  },
+                                  "link_account_session": {
+                                    "type": "string"
+                                  },
+                                  "financial_connections_account": {
+                                    "type": "string"
                                   }
                                 },
                                 "additionalProperties": false
@@ -7243,6 +7327,26 @@ enum OpenAPIDocument {
                                     ]
                                   },
                                   "routing_number": {
+                                    "anyOf": [
+                                      {
+                                        "type": "string"
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  },
+                                  "link_account_session": {
+                                    "anyOf": [
+                                      {
+                                        "type": "string"
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  },
+                                  "financial_connections_account": {
                                     "anyOf": [
                                       {
                                         "type": "string"
@@ -7960,6 +8064,1305 @@ enum OpenAPIDocument {
           },
           "303": {
             "description": "Back to return_url"
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/setup_intents/{id}/link_account_sessions": {
+      "post": {
+        "operationId": "createSetupIntentLinkAccountSession",
+        "summary": "A Financial Connections session to link the bank account this setup intent will save (publishable key with client_secret, as stripe-ios sends it; any other parameter is ignored)",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The setup intent"
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "client_secret": {
+                    "type": "string"
+                  },
+                  "payment_method_data": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "type": {
+                            "anyOf": [
+                              {
+                                "const": "us_bank_account"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          },
+                          "billing_details": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "address": {
+                                    "anyOf": [
+                                      {
+                                        "type": "object",
+                                        "properties": {
+                                          "city": {
+                                            "type": "string",
+                                            "maxLength": 5000
+                                          },
+                                          "country": {
+                                            "type": "string",
+                                            "maxLength": 5000
+                                          },
+                                          "line1": {
+                                            "type": "string",
+                                            "maxLength": 5000
+                                          },
+                                          "line2": {
+                                            "type": "string",
+                                            "maxLength": 5000
+                                          },
+                                          "postal_code": {
+                                            "type": "string",
+                                            "maxLength": 5000
+                                          },
+                                          "state": {
+                                            "type": "string",
+                                            "maxLength": 5000
+                                          }
+                                        },
+                                        "additionalProperties": false
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  },
+                                  "email": {
+                                    "anyOf": [
+                                      {
+                                        "type": "string",
+                                        "maxLength": 800,
+                                        "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  },
+                                  "name": {
+                                    "anyOf": [
+                                      {
+                                        "type": "string",
+                                        "maxLength": 256,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  },
+                                  "phone": {
+                                    "anyOf": [
+                                      {
+                                        "type": "string",
+                                        "maxLength": 50,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "hosted_surface": {
+                    "type": "string"
+                  },
+                  "link_mode": {
+                    "type": "string"
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false
+              },
+              "encoding": {
+                "payment_method_data": {
+                  "style": "deepObject",
+                  "explode": true
+                },
+                "expand": {
+                  "style": "deepObject",
+                  "explode": true
+                }
+              }
+            },
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "client_secret": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "payment_method_data": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "type": {
+                            "anyOf": [
+                              {
+                                "const": "us_bank_account"
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "billing_details": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "address": {
+                                    "anyOf": [
+                                      {
+                                        "type": "object",
+                                        "properties": {
+                                          "city": {
+                                            "anyOf": [
+                                              {
+                                                "type": "string",
+                                                "maxLength": 5000
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          },
+                                          "country": {
+                                            "anyOf": [
+                                              {
+                                                "type": "string",
+                                                "maxLength": 5000
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          },
+                                          "line1": {
+                                            "anyOf": [
+                                              {
+                                                "type": "string",
+                                                "maxLength": 5000
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          },
+                                          "line2": {
+                                            "anyOf": [
+                                              {
+                                                "type": "string",
+                                                "maxLength": 5000
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          },
+                                          "postal_code": {
+                                            "anyOf": [
+                                              {
+                                                "type": "string",
+                                                "maxLength": 5000
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          },
+                                          "state": {
+                                            "anyOf": [
+                                              {
+                                                "type": "string",
+                                                "maxLength": 5000
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          }
+                                        },
+                                        "additionalProperties": false
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  },
+                                  "email": {
+                                    "anyOf": [
+                                      {
+                                        "type": "string",
+                                        "maxLength": 800,
+                                        "pattern": "^[^@\\s<>\\u0000-\\u001f\\u007f]+@[^@\\s<>\\u0000-\\u001f\\u007f]+$"
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  },
+                                  "name": {
+                                    "anyOf": [
+                                      {
+                                        "type": "string",
+                                        "maxLength": 256,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  },
+                                  "phone": {
+                                    "anyOf": [
+                                      {
+                                        "type": "string",
+                                        "maxLength": 50,
+                                        "pattern": "^[^\\r\\n]*$"
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "hosted_surface": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "link_mode": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FinancialConnectionsSession"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/connections/link_account_sessions_for_deferred_payment": {
+      "post": {
+        "operationId": "createDeferredLinkAccountSession",
+        "summary": "A Financial Connections session for an intent not created yet, named by the elements session's session_id (publishable key, as stripe-android sends it; any other parameter is ignored)",
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "unique_id": {
+                    "type": "string",
+                    "maxLength": 200,
+                    "pattern": "^[^\\r\\n]*$"
+                  },
+                  "customer": {
+                    "type": "string"
+                  },
+                  "verification_method": {
+                    "anyOf": [
+                      {
+                        "enum": [
+                          "automatic",
+                          "instant",
+                          "skip",
+                          "instant_or_skip",
+                          "microdeposits"
+                        ]
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "hosted_surface": {
+                    "type": "string"
+                  },
+                  "link_mode": {
+                    "type": "string"
+                  },
+                  "amount": {
+                    "anyOf": [
+                      {
+                        "type": "integer"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "on_behalf_of": {
+                    "type": "string"
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false,
+                "required": [
+                  "unique_id"
+                ]
+              },
+              "encoding": {
+                "expand": {
+                  "style": "deepObject",
+                  "explode": true
+                }
+              }
+            },
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "unique_id": {
+                    "type": "string",
+                    "maxLength": 200,
+                    "pattern": "^[^\\r\\n]*$"
+                  },
+                  "customer": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "verification_method": {
+                    "anyOf": [
+                      {
+                        "enum": [
+                          "automatic",
+                          "instant",
+                          "skip",
+                          "instant_or_skip",
+                          "microdeposits"
+                        ]
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "hosted_surface": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "link_mode": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "amount": {
+                    "anyOf": [
+                      {
+                        "type": "integer"
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "currency": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "on_behalf_of": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false,
+                "required": [
+                  "unique_id"
+                ]
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FinancialConnectionsSession"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/financial_connections/sessions/synchronize": {
+      "post": {
+        "operationId": "synchronizeFinancialConnectionsSession",
+        "summary": "The manifest that sends the app's browser to Purse's test bank (hosted_auth_url) and back to the app (success_url, cancel_url)",
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "client_secret": {
+                    "type": "string"
+                  },
+                  "mobile": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "application_id": {
+                            "type": "string"
+                          },
+                          "verified_app_id": {
+                            "type": "string"
+                          }
+                        }
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "items": {
+                          "enum": [
+                            "manifest.active_auth_session"
+                          ]
+                        }
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false,
+                "required": [
+                  "client_secret"
+                ]
+              },
+              "encoding": {
+                "mobile": {
+                  "style": "deepObject",
+                  "explode": true
+                },
+                "expand": {
+                  "style": "deepObject",
+                  "explode": true
+                }
+              }
+            },
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "client_secret": {
+                    "type": "string"
+                  },
+                  "mobile": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "application_id": {
+                            "anyOf": [
+                              {
+                                "type": "string"
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "verified_app_id": {
+                            "anyOf": [
+                              {
+                                "type": "string"
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "items": {
+                          "enum": [
+                            "manifest.active_auth_session"
+                          ]
+                        }
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false,
+                "required": [
+                  "client_secret"
+                ]
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FinancialConnectionsSynchronization"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/link_account_sessions/session_receipt": {
+      "get": {
+        "operationId": "financialConnectionsSessionReceipt",
+        "summary": "The session as it stands, by its client secret",
+        "parameters": [
+          {
+            "name": "client_secret",
+            "in": "query",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "expand",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "type": "array",
+                  "maxItems": 0,
+                  "description": "Nothing in this response can be expanded"
+                },
+                {
+                  "const": ""
+                }
+              ]
+            },
+            "style": "deepObject",
+            "explode": true,
+            "description": "Fields to expand (expand[]=customer)"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FinancialConnectionsSession"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/link_account_sessions/list_accounts": {
+      "get": {
+        "operationId": "listLinkedAccounts",
+        "summary": "The accounts linked through a session, by its client secret",
+        "parameters": [
+          {
+            "name": "client_secret",
+            "in": "query",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "starting_after",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "expand",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "type": "array",
+                  "maxItems": 0,
+                  "description": "Nothing in this response can be expanded"
+                },
+                {
+                  "const": ""
+                }
+              ]
+            },
+            "style": "deepObject",
+            "explode": true,
+            "description": "Fields to expand (expand[]=customer)"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FinancialConnectionsAccountList"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/link_account_sessions/complete": {
+      "post": {
+        "operationId": "completeFinancialConnectionsSession",
+        "summary": "The app closed the sheet: a pending session is cancelled",
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "client_secret": {
+                    "type": "string"
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false,
+                "required": [
+                  "client_secret"
+                ]
+              },
+              "encoding": {
+                "expand": {
+                  "style": "deepObject",
+                  "explode": true
+                }
+              }
+            },
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "client_secret": {
+                    "type": "string"
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false,
+                "required": [
+                  "client_secret"
+                ]
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FinancialConnectionsSession"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/financial_connections/sessions/{id}": {
+      "get": {
+        "operationId": "retrieveFinancialConnectionsSession",
+        "summary": "Retrieve a Financial Connections session (secret key)",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The object's id"
+          },
+          {
+            "name": "expand",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "type": "array",
+                  "maxItems": 0,
+                  "description": "Nothing in this response can be expanded"
+                },
+                {
+                  "const": ""
+                }
+              ]
+            },
+            "style": "deepObject",
+            "explode": true,
+            "description": "Fields to expand (expand[]=customer)"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FinancialConnectionsSession"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/financial_connections/accounts/{id}": {
+      "get": {
+        "operationId": "retrieveFinancialConnectionsAccount",
+        "summary": "Retrieve a linked account (secret key)",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The object's id"
+          },
+          {
+            "name": "expand",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "type": "array",
+                  "maxItems": 0,
+                  "description": "Nothing in this response can be expanded"
+                },
+                {
+                  "const": ""
+                }
+              ]
+            },
+            "style": "deepObject",
+            "explode": true,
+            "description": "Fields to expand (expand[]=customer)"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FinancialConnectionsAccount"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/financial_connections/test_bank/{token}": {
+      "get": {
+        "operationId": "showTestBankPage",
+        "summary": "Purse's test bank, where hosted_auth_url points (public; the token is the credential). Changes nothing.",
+        "security": [],
+        "parameters": [
+          {
+            "name": "token",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The page's token"
+          },
+          {
+            "name": "session",
+            "in": "query",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The Financial Connections session"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "An HTML page",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "post": {
+        "operationId": "decideTestBankPage",
+        "summary": "Link the chosen account (303 to success_url) or cancel (303 to cancel_url)",
+        "security": [],
+        "parameters": [
+          {
+            "name": "token",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The page's token"
+          },
+          {
+            "name": "session",
+            "in": "query",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The Financial Connections session"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "action": {
+                    "enum": [
+                      "link",
+                      "cancel"
+                    ]
+                  },
+                  "account": {
+                    "anyOf": [
+                      {
+                        "enum": [
+                          "checking",
+                          "savings",
+                          "closed",
+                          "no_account",
+                          "manual"
+                        ]
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "routing_number": {
+                    "type": "string"
+                  },
+                  "account_number": {
+                    "type": "string"
+                  },
+                  "account_type": {
+                    "anyOf": [
+                      {
+                        "enum": [
+                          "checking",
+                          "savings"
+                        ]
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  }
+                },
+                "required": [
+                  "action"
+                ]
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "An HTML page",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "303": {
+            "description": "Back to the app"
+          },
+          "400": {
+            "description": "Typed numbers that do not check out: the form again, with why; a malformed form: an error",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
           },
           "default": {
             "description": "A Stripe-style error",
@@ -13383,6 +14786,213 @@ enum OpenAPIDocument {
               "object",
               "null"
             ]
+          }
+        }
+      },
+      "FinancialConnectionsAccount": {
+        "type": "object",
+        "required": [
+          "id",
+          "object",
+          "category",
+          "created",
+          "institution_name",
+          "livemode",
+          "status",
+          "subcategory",
+          "supported_payment_method_types"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "object": {
+            "const": "financial_connections.account"
+          },
+          "account_holder": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "balance": {
+            "type": "null"
+          },
+          "balance_refresh": {
+            "type": "null"
+          },
+          "category": {
+            "const": "cash"
+          },
+          "created": {
+            "type": "integer"
+          },
+          "display_name": {
+            "type": "string"
+          },
+          "institution_name": {
+            "type": "string"
+          },
+          "last4": {
+            "type": "string"
+          },
+          "livemode": {
+            "type": "boolean"
+          },
+          "ownership": {
+            "type": "null"
+          },
+          "ownership_refresh": {
+            "type": "null"
+          },
+          "permissions": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "status": {
+            "const": "active"
+          },
+          "subcategory": {
+            "enum": [
+              "checking",
+              "savings"
+            ]
+          },
+          "supported_payment_method_types": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "FinancialConnectionsAccountList": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/ListBase"
+          },
+          {
+            "properties": {
+              "data": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/FinancialConnectionsAccount"
+                }
+              }
+            }
+          }
+        ]
+      },
+      "FinancialConnectionsSession": {
+        "type": "object",
+        "required": [
+          "id",
+          "object",
+          "accounts",
+          "client_secret",
+          "livemode",
+          "permissions",
+          "status"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "object": {
+            "const": "financial_connections.session"
+          },
+          "account_holder": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "accounts": {
+            "$ref": "#/components/schemas/FinancialConnectionsAccountList"
+          },
+          "client_secret": {
+            "type": "string"
+          },
+          "filters": {
+            "type": "object"
+          },
+          "livemode": {
+            "type": "boolean"
+          },
+          "payment_account": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/FinancialConnectionsAccount"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "permissions": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "prefetch": {
+            "type": "null"
+          },
+          "return_url": {
+            "type": "null"
+          },
+          "status": {
+            "enum": [
+              "pending",
+              "succeeded",
+              "cancelled"
+            ]
+          },
+          "status_details": {
+            "type": [
+              "object",
+              "null"
+            ]
+          }
+        }
+      },
+      "FinancialConnectionsSynchronization": {
+        "type": "object",
+        "required": [
+          "manifest",
+          "visual"
+        ],
+        "properties": {
+          "manifest": {
+            "type": "object",
+            "required": [
+              "id",
+              "hosted_auth_url",
+              "success_url",
+              "cancel_url"
+            ],
+            "properties": {
+              "id": {
+                "type": "string"
+              },
+              "hosted_auth_url": {
+                "type": "string"
+              },
+              "success_url": {
+                "type": "string"
+              },
+              "cancel_url": {
+                "type": "string"
+              }
+            }
+          },
+          "text": {
+            "type": "null"
+          },
+          "visual": {
+            "type": "object"
           }
         }
       },

@@ -5,7 +5,7 @@ import Hummingbird
 import NIOCore
 import PurseCore
 
-/// A page Purse serves to a person's browser (the 3D Secure page), with the protections every
+/// A page Purse serves to a person's browser (the 3D Secure page, the test bank), with the protections every
 /// such page gets: a Content-Security-Policy that allows no script and no framing, its one style
 /// sheet by hash, `X-Frame-Options: DENY`, `nosniff`, no referrer (the URL carries a token) and
 /// no caching.
@@ -23,7 +23,16 @@ struct HTMLPage {
         button{font:inherit;font-size:1rem;width:100%;min-height:2.75rem;padding:.5rem 1rem;border-radius:.5rem;\
         border:1px solid #3c4257;background:#f6f8fa;color:#1a1a1a;cursor:pointer}\
         button.primary{background:#0a5ad4;border-color:#0a5ad4;color:#fff}\
-        button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
+        button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}\
+        fieldset{border:1px solid #d0d7de;border-radius:.5rem;margin:0 0 1rem;padding:.75rem 1rem}\
+        legend{font-weight:600;padding:0 .25rem}\
+        .choice{display:flex;gap:.5rem;align-items:baseline;margin:.25rem 0}\
+        .choice small{display:block;color:#57606a}\
+        label{display:block}\
+        input:not([type=radio]),select{font:inherit;width:100%;box-sizing:border-box;min-height:2.5rem;margin:.25rem 0 .75rem;\
+        padding:.25rem .5rem;border:1px solid #3c4257;border-radius:.375rem}\
+        input:focus-visible,select:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}\
+        .error{color:#a40e26;font-weight:600}
         """
 
     static let styleHash = "sha256-" + Data(SHA256.hash(data: Data(styleSheet.utf8))).base64EncodedString()

@@ -17,6 +17,7 @@ struct DomainHarness {
     let customers: CustomerService
     let selection: SelectedOptionService
     let setupIntents: SetupIntentService
+    let financialConnections: FinancialConnectionsService
     let events: EventService
     let accounts: AccountService
     let ephemeralKeys: EphemeralKeyService
@@ -36,6 +37,9 @@ struct DomainHarness {
         selection = SelectedOptionService(database: database)
         setupIntents = SetupIntentService(
             database: database, processor: processor, masterKey: masterKey, publicURL: PublicURL("http://purse.test"), caches: caches
+        )
+        financialConnections = FinancialConnectionsService(
+            database: database, processor: processor, masterKey: masterKey, publicURL: PublicURL("http://purse.test")
         )
         events = EventService(database: database, masterKey: masterKey)
         accounts = AccountService(database: database)

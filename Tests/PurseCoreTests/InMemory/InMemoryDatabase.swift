@@ -88,6 +88,7 @@ actor InMemoryDatabase: Database {
             accounts: InMemoryAccountRepository(database: self),
             customerCredentials: InMemoryCustomerCredentialRepository(database: self),
             customers: InMemoryCustomerRepository(database: self), events: InMemoryEventRepository(database: self),
+            financialConnections: InMemoryFinancialConnectionsRepository(database: self),
             idempotency: InMemoryIdempotencyRepository(database: self),
             paymentMethods: InMemoryPaymentMethodRepository(database: self),
             setupIntents: InMemorySetupIntentRepository(database: self), sheetSettings: InMemorySheetSettingsRepository(database: self),
@@ -174,6 +175,7 @@ struct InMemoryState: Sendable {
     var setupIntents: [String: SetupIntentRow] = [:]
     var sheetSettings: [String: SheetSettingsRow] = [:]
     var events: [String: EventRow] = [:]
+    var financialConnectionsSessions: [String: StoredFinancialConnectionsSession] = [:]
     /// The identity every table's `seq` is drawn from (one sequence is as good as one a table).
     var lastSeq = 0
     /// Seconds added to the wall clock for `now()`.

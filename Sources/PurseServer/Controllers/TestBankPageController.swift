@@ -1,0 +1,145 @@
+import Hummingbird
+import NIOCore
+import PurseCore
+
+/// Purse's test bank: the page a Financial Connections session's `hosted_auth_url` opens in the
+/// app's browser. Public: its URL carries its own unguessable token. The customer picks a test
+/// account or types routing and account numbers; linking completes the session and sends the
+/// browser to the app's `success_url`, cancelling to its `cancel_url`. No script: a form whose
+/// POST answers with a redirect, which both SDKs' browsers hand back to the app.
+struct TestBankPageController {
+    let financialConnections: FinancialConnectionsService
+
+    static let path = "/v1/financial_connections/test_bank/{token}"
+
+    func register(on api: APIRouter) {
+        api.raw(.get, Self.path, show)
+        api.raw(.post, Self.path, decide)
+    }
+
+    /// The largest form the page sends.
+    static let maximumBody = 4096
+
+    @Sendable func show(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
+        let (id, token) = Self.address(request, context)
+        let visit = try await financialConnections.testBankPage(id, token: token)
+        guard visit.session.status == .pending else { return Self.resultPage(visit).response() }
+        return Self.form(visit).response(formTarget: visit.successURL)
+    }
+
+    @Sendable func decide(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
+        var request = request
+        let (id, token) = Self.address(request, context)
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(limit: Self.maximumBody)
+        } catch let error as APIError where error.status == .contentTooLarge {
+            return HTMLPage(
+                title: "Request too large", body: "<h1>This request is too large</h1><p>Go back and choose an account again.</p>"
+            ).response(status: .contentTooLarge)
+        }
+        let form = try FormParser.parse(body.readableBytesView)
+        let field = { (name: String) -> String? in
+            guard case .string(let value) = form[name] else { return nil }
+            return value.isEmpty ? nil : value
+        }
+        let visit: TestBankVisit
+        switch field("action") {
+        case "cancel":
+            visit = try await financialConnections.cancel(session: id, token: token)
+            guard visit.decidedNow else { return Self.resultPage(visit).response() }
+            return Self.redirect(to: visit.cancelURL)
+        case "link":
+            let selection: TestBankSelection
+            switch field("account") {
+            case "manual":
+                selection = .entered(
+                    routingNumber: field("routing_number") ?? "", accountNumber: field("account_number") ?? "",
+                    subcategory: field("account_type") == "savings" ? "savings" : "checking"
+                )
+            case let name?:
+                guard let account = TestBankAccount(rawValue: name) else {
+                    throw PurseError.invalidParameter("account", "Choose one of the test accounts, or enter an account.")
+                }
+                selection = .test(account)
+            case nil:
+                throw PurseError.missingParameter("account")
+            }
+            do {
+                visit = try await financialConnections.link(selection, session: id, token: token)
+            } catch let error as PurseError where error.category == .invalidRequest {
+                // Typed numbers that do not check out: the same form again, with why.
+                let page = try await financialConnections.testBankPage(id, token: token)
+                return Self.form(page, error: error.message, entered: selection).response(status: .badRequest, formTarget: page.successURL)
+            }
+            guard visit.decidedNow else { return Self.resultPage(visit).response() }
+            return Self.redirect(to: visit.successURL)
+        default:
+            throw PurseError.invalidParameter("action", "action must be link or cancel.")
+        }
+    }
+
+    /// The session's id (the URL's `session` query parameter) and the page's token.
+    private static func address(_ request: Request, _ context: PurseRequestContext) -> (id: String, token: String) {
+        (request.uri.queryParameters["session"].map(String.init) ?? "", context.parameters.get("token") ?? "")
+    }
+
+    /// 303 to the app's return URL: the browser follows it to the custom scheme, which hands it
+    /// back to the SDK.
+    private static func redirect(to url: String) -> Response {
+        Response(status: .seeOther, headers: [.location: url, .contentLength: "0", .cacheControl: "no-store"])
+    }
+
+    private static func form(_ visit: TestBankVisit, error: String? = nil, entered: TestBankSelection? = nil) -> HTMLPage {
+        // What was typed comes back, but for the account number, which is never sent to a browser.
+        var typed = (routing: "", savings: false)
+        if case .entered(let routing, _, let subcategory)? = entered { typed = (routing, subcategory == "savings") }
+        let choices = TestBankAccount.allCases.enumerated().map { index, account in
+            """
+            <div class="choice"><input type="radio" name="account" id="account-\(account.rawValue)" value="\(account.rawValue)"\
+            \(index == 0 && entered == nil ? " checked" : "")><label for="account-\(account.rawValue)">\(HTMLPage.escaped(account.label))\
+            <small>\(HTMLPage.escaped(account.outcome))</small></label></div>
+            """
+        }.joined()
+        let manualChecked = entered != nil ? " checked" : ""
+        let alert = error.map { "<p class=\"error\" role=\"alert\">\(HTMLPage.escaped($0))</p>" } ?? ""
+        return HTMLPage(
+            title: "Link a bank account",
+            body: """
+                <h1>Link a bank account</h1>
+                <p>Purse test bank: no real bank is contacted. Choose an account to link to this app.</p>
+                \(alert)
+                <form method="post">
+                <fieldset><legend>Test accounts at STRIPE TEST BANK (routing 110000000)</legend>\(choices)
+                <div class="choice"><input type="radio" name="account" id="account-manual" value="manual"\(manualChecked)>\
+                <label for="account-manual">Enter account details</label></div></fieldset>
+                <fieldset><legend>Account details (when entered)</legend>
+                <label for="routing_number">Routing number</label>
+                <input id="routing_number" name="routing_number" inputmode="numeric" autocomplete="off" maxlength="9" value="\(HTMLPage.escaped(typed.routing))">
+                <label for="account_number">Account number</label>
+                <input id="account_number" name="account_number" inputmode="numeric" autocomplete="off" maxlength="17">
+                <label for="account_type">Account type</label>
+                <select id="account_type" name="account_type"><option value="checking">Checking</option>\
+                <option value="savings"\(typed.savings ? " selected" : "")>Savings</option></select></fieldset>
+                <button type="submit" id="link" name="action" value="link" class="primary">Link account</button>
+                <button type="submit" id="cancel" name="action" value="cancel">Cancel</button>
+                </form>
+                """
+        )
+    }
+
+    private static func resultPage(_ visit: TestBankVisit) -> HTMLPage {
+        switch visit.session.status {
+        case .succeeded:
+            let last4 = visit.session.linkedAccount?.last4 ?? ""
+            return HTMLPage(
+                title: "Account linked",
+                body: "<h1>Account linked</h1><p>The account ending in \(HTMLPage.escaped(last4)) is linked. You can return to the app.</p>"
+            )
+        case .cancelled:
+            return HTMLPage(title: "Linking cancelled", body: "<h1>Linking cancelled</h1><p>You can return to the app.</p>")
+        case .pending:
+            return HTMLPage(title: "Link a bank account", body: "<h1>This link is not finished</h1><p>Return to the app.</p>")
+        }
+    }
+}

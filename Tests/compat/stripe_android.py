@@ -15,6 +15,12 @@ Two halves:
   keeps, or raises `AndroidParseError` listing everything the Android parser (or the CustomerSheet
   code right after it) would reject: a `null` parse result, a missing field it dereferences, a
   value of the wrong type. Each error names the Kotlin symbol and the file version it mirrors.
+* Financial Connections (us_bank_account, web flow): the FC calls of payments-core and of the
+  financial-connections (Full) and financial-connections-lite modules (`Stripe-Version` with the FC
+  beta), their kotlinx decoders (`parse_synchronize_session_response`,
+  `parse_financial_connections_session`, ...), HostedAuthUrlBuilder and the deep-link matching of
+  both SDKs, and a browser (`open_bank_page`, `submit_bank_page`) playing the Custom Tab or Lite
+  WebView on Purse's test-bank page.
 
 Where a source is named `id N`, it was read by the index's file id (the newest version the index
 holds, whose commit the index does not expose for that read); a 40-hex commit was read at that
@@ -22,8 +28,10 @@ commit. Nothing here is Stripe's code: it is a description of its wire behaviour
 
 Every request is recorded in conftest's SENT_CARD_DATA (URL and body) and every Authorization
 header, URL, body and response body in SECRETS_SEEN, as `RecordingHTTPClient` does."""
+import html.parser
 import json
 import struct
+import urllib.parse
 import uuid
 
 import requests
@@ -213,6 +221,261 @@ SOURCES = {
         "stripe-core/src/main/java/com/stripe/android/core/model/parsers/StripeErrorJsonParser.kt",
         "id 3907743130", "parse",
     ),
+    # ---- us_bank_account through Financial Connections (web / hosted-auth flow), docs/replays/stripe-android.md
+    # CustomerSheet / PaymentSheet side (paymentsheet, payments-core)
+    "CustomerSheetViewModel(FC)": (
+        "paymentsheet/src/main/java/com/stripe/android/customersheet/CustomerSheetViewModel.kt",
+        "00bbdb023229b8406b2ce61442a997af69886c59",
+        "createDefaultUsBankArguments (stripeIntentId = intent.id, clientSecret = intent.clientSecret), "
+        "onPrimaryButtonPressed, createAndAttach, attachWithSetupIntent (id 51901652783)",
+    ),
+    "PaymentMethodKtx": (
+        "paymentsheet/src/main/java/com/stripe/android/customersheet/util/PaymentMethodKtx.kt",
+        "id 4910049374", "isUnverifiedUSBankAccount (us_bank_account without financial_connections_account)",
+    ),
+    "USBankAccountFormViewModel": (
+        "paymentsheet/src/main/java/com/stripe/android/paymentsheet/paymentdatacollection/ach/"
+        "USBankAccountFormViewModel.kt",
+        "e0bb0e8895db51f4b9304dc34eb83a0cc836f81e",
+        "collectBankAccount -> collectBankAccountForDeferredIntent, handleResultForACH (payment_account null -> "
+        "reset with error), createNewPaymentSelection",
+    ),
+    "CustomerSheetLoader": (
+        "paymentsheet/src/main/java/com/stripe/android/customersheet/CustomerSheetLoader.kt",
+        "003c89e5f7832732b4b4615deae1ef4ef50b8500",
+        "DefaultCustomerSheetLoader.filterSupportedPaymentMethods (card + us_bank_account)",
+    ),
+    "UsBankAccountDefinition": (
+        "paymentsheet/src/main/java/com/stripe/android/lpmfoundations/paymentmethod/definitions/"
+        "UsBankAccountDefinition.kt",
+        "id 4156869161", "requirementsToBeUsedAsNewPaymentMethod (FinancialConnectionsSdk, "
+        "ValidUsBankVerificationMethod, MerchantSupportsDelayedPaymentMethods)",
+    ),
+    "AddPaymentMethodRequirement": (
+        "paymentsheet/src/main/java/com/stripe/android/lpmfoundations/paymentmethod/AddPaymentMethodRequirement.kt",
+        "80d0393cd5fb1a1c2d25ee039f57ad429e57db15",
+        "ValidUsBankVerificationMethod (deferred intent: always met), FinancialConnectionsSdk",
+    ),
+    "GetFinancialConnectionsAvailability": (
+        "payments-core/src/main/java/com/stripe/android/payments/financialconnections/"
+        "GetFinancialConnectionsAvailability.kt",
+        "id 23271710356", "Full if the FC SDK is on the classpath, else Lite unless flags.elements_disable_fc_lite",
+    ),
+    "ElementsSessionJsonParser(FC)": (
+        "payments-core/src/main/java/com/stripe/android/model/parsers/ElementsSessionJsonParser.kt",
+        "2063a05af3c268645894eb0882dd37251a5a62fa", "session_id -> elementsSessionId (blank -> random UUID)",
+    ),
+    "DeferredSetupIntentJsonParser(FC)": (
+        "payments-core/src/main/java/com/stripe/android/model/parsers/DeferredSetupIntentJsonParser.kt",
+        "c22c4c9076f06805018643320c4c9330aef9afb2", "id = elementsSessionId, clientSecret = null",
+    ),
+    "CollectBankAccountViewModel": (
+        "payments-core/src/main/java/com/stripe/android/payments/bankaccount/ui/CollectBankAccountViewModel.kt",
+        "33738da0016a22230f2f05546ea086cf33097ae3",
+        "createFinancialConnectionsSession: requireNotNull(session.clientSecret)",
+    ),
+    "CreateFinancialConnectionsSession": (
+        "payments-core/src/main/java/com/stripe/android/payments/bankaccount/domain/"
+        "CreateFinancialConnectionsSession.kt",
+        "33738da0016a22230f2f05546ea086cf33097ae3", "forDeferredPayments (VerificationMethodParam.Automatic)",
+    ),
+    "CreateFinancialConnectionsSessionForDeferredPaymentParams": (
+        "payments-core/src/main/java/com/stripe/android/model/"
+        "CreateFinancialConnectionsSessionForDeferredPaymentParams.kt",
+        "03b438dc0ef265618047b1de66e409a1b98996fd", "toMap (link_mode ?: \"LINK_DISABLED\"), VerificationMethodParam",
+    ),
+    "CollectBankAccountLauncher": (
+        "payments-core/src/main/java/com/stripe/android/payments/bankaccount/CollectBankAccountLauncher.kt",
+        "id 3848188814", "HOSTED_SURFACE_CUSTOMER_SHEET = \"customer_sheet\"",
+    ),
+    "CollectBankAccountForACHLauncher": (
+        "payments-core/src/main/java/com/stripe/android/payments/bankaccount/CollectBankAccountForACHLauncher.kt",
+        "e07ad1a3c168ce7721c44d9882bc21527a32feff", "attachToIntent = hostedSurface == null (never attach here)",
+    ),
+    "StripeApiRepository(FC)": (
+        "payments-core/src/main/java/com/stripe/android/networking/StripeApiRepository.kt",
+        "id 1760485312",
+        "createFinancialConnectionsSessionForDeferredPayments, deferredFinancialConnectionsSessionUrl",
+    ),
+    "FinancialConnectionsSessionJsonParser": (
+        "payments-core/src/main/java/com/stripe/android/model/parsers/FinancialConnectionsSessionJsonParser.kt",
+        "eb3b27412f09b132c5bbfde8326ba1c276a3271e", "parse (optString id, client_secret)",
+    ),
+    "PaymentMethodCreateParams(USBankAccount)": (
+        "payments-core/src/main/java/com/stripe/android/model/PaymentMethodCreateParams.kt",
+        "id 3476922515", "USBankAccount.toParamMap (link_account_session), productUsage empty -> no attribution",
+    ),
+    "ConfirmStripeIntentParamsFactory": (
+        "payments-core/src/main/java/com/stripe/android/ConfirmStripeIntentParamsFactory.kt",
+        "id 14211902508", "ConfirmSetupIntentParamsFactory.create: mandate_data when the type requires a mandate",
+    ),
+    "MandateDataParams(FC)": (
+        "payments-core/src/main/java/com/stripe/android/model/MandateDataParams.kt",
+        "id 5392892375", "Type.Online.DEFAULT (infer_from_client = true)",
+    ),
+    "PaymentMethodJsonParser(USBankAccount)": (
+        "payments-core/src/main/java/com/stripe/android/model/parsers/PaymentMethodJsonParser.kt",
+        "14ba538bdbcbfe8f91062eb3a4f67eb1c49f7e95", "USBankAccountJsonParser (networks.supported getJSONArray)",
+    ),
+    # Financial Connections SDK (financial-connections, Full)
+    "ApiVersion(FC)": (
+        "stripe-core/src/main/java/com/stripe/android/core/ApiVersion.kt",
+        "id 4975022681", "code = API_VERSION_CODE + betas joined by \";\"",
+    ),
+    "FinancialConnectionsSheetConfigurationModule": (
+        "financial-connections/src/main/java/com/stripe/android/financialconnections/di/"
+        "FinancialConnectionsSheetConfigurationModule.kt",
+        "12784f4de00d0851861c360179404c9bf6b52ab6",
+        "providesApiVersion (betas = {financial_connections_client_api_beta=v1})",
+    ),
+    "FinancialConnectionsSheetSharedModule": (
+        "financial-connections/src/main/java/com/stripe/android/financialconnections/di/"
+        "FinancialConnectionsSheetSharedModule.kt",
+        "0161efd78a27493397c76564cd55f40cbec22653",
+        "providesJson {coerceInputValues, ignoreUnknownKeys, isLenient, encodeDefaults}, providesApiOptions",
+    ),
+    "FinancialConnectionsSheetModule": (
+        "financial-connections/src/main/java/com/stripe/android/financialconnections/di/"
+        "FinancialConnectionsSheetModule.kt",
+        "00d2444247a48de8eecfd47a427f4a19af184d59", "providesProvideApiRequestOptions (publishable key)",
+    ),
+    "FinancialConnectionsManifestRepository": (
+        "financial-connections/src/main/java/com/stripe/android/financialconnections/repository/"
+        "FinancialConnectionsManifestRepository.kt",
+        "54bb29439a8525924909c8f74e3ed9a586b16e60",
+        "synchronize (expand, emit_events, locale, mobile[...], client_secret) (id 3566082897)",
+    ),
+    "FinancialConnectionsRepository": (
+        "financial-connections/src/main/java/com/stripe/android/financialconnections/repository/"
+        "FinancialConnectionsRepository.kt",
+        "04b5a250ddedae1944f65fad1b0880ec284f067e",
+        "getFinancialConnectionsSession (GET session_receipt), getFinancialConnectionsAccounts (GET list_accounts)",
+    ),
+    "GetFinancialConnectionsAcccountsParams": (
+        "financial-connections/src/main/java/com/stripe/android/financialconnections/model/"
+        "GetFinancialConnectionsAcccountsParams.kt",
+        "7aa2be16df47273429c18ed8af61b696278673af", "toParamMap (client_secret, starting_after)",
+    ),
+    "FetchFinancialConnectionsSession": (
+        "financial-connections/src/main/java/com/stripe/android/financialconnections/domain/"
+        "FetchFinancialConnectionsSession.kt",
+        "a32f02f90d115e258ed8aafe59ed83fb79ad9dc4", "invoke (receipt, then pages while accounts.has_more)",
+    ),
+    "FetchPaginatedAccountsForSession": (
+        "financial-connections/src/main/java/com/stripe/android/financialconnections/domain/"
+        "FetchPaginatedAccountsForSession.kt",
+        "7d5310060bcea25e2fa6c320dc57b6477e9d0bed",
+        "has_more -> rebuilds the session from id, client_secret, livemode, accounts (payment_account dropped)",
+    ),
+    "FinancialConnectionsSheetViewModel": (
+        "financial-connections/src/main/java/com/stripe/android/financialconnections/"
+        "FinancialConnectionsSheetViewModel.kt",
+        "86c6470d1425038c2747f5a545203784353a7260",
+        "openAuthFlow (hostedAuthUrl required), handleOnNewIntent (query cleared == success_url / cancel_url), "
+        "onUserCancel (receipt; status_details.cancelled.reason)",
+    ),
+    "NativeAuthFlowRouter": (
+        "financial-connections/src/main/java/com/stripe/android/financialconnections/domain/NativeAuthFlowRouter.kt",
+        "9aba6dd1dbc85f5d5a2b27b2b67399398bfdb1fb",
+        "nativeAuthFlowEnabled = !killswitch && experiment connections_mobile_native == treatment; "
+        "features null -> killswitch",
+    ),
+    "Experiment": (
+        "financial-connections/src/main/java/com/stripe/android/financialconnections/utils/Experiment.kt",
+        "id 4769140376", "CONNECTIONS_MOBILE_NATIVE = \"connections_mobile_native\", experimentAssignment",
+    ),
+    "HostedAuthUrlBuilder": (
+        "financial-connections-core/src/main/java/com/stripe/android/financialconnections/utils/"
+        "HostedAuthUrlBuilder.kt",
+        "4f22b1342899ac2dbb3962b9b6a827d7998d0bfb",
+        "create: hosted_auth_url + &email= + &linkMobilePhone= + &linkMobilePhoneCountry= + &launched_by=android_sdk, "
+        "joined by \"&\", unencoded",
+    ),
+    "FinancialConnectionsSheetRedirectActivity": (
+        "financial-connections/src/main/java/com/stripe/android/financialconnections/"
+        "FinancialConnectionsSheetRedirectActivity.kt",
+        "bdcf9f757c976fcc9f7fceb1804c859f3f8310d9", "forwards stripe-auth://link-accounts/... to the sheet",
+    ),
+    "FinancialConnectionsAndroidManifest": (
+        "financial-connections/src/main/AndroidManifest.xml",
+        "05611ac8d02a4ae6b0f4143bf291f622e0dcbba6",
+        "intent filters stripe-auth://link-accounts/${applicationId}/success|cancel (android:path, exact)",
+    ),
+    "SynchronizeSessionResponse": (
+        "financial-connections/src/main/java/com/stripe/android/financialconnections/model/"
+        "SynchronizeSessionResponse.kt",
+        "a4fe4c7b402152a23813daf754a171a22d5aae5c",
+        "manifest (required), text (optional), visual (required): VisualUpdate{reduced_branding, "
+        "reduce_manual_entry_prominence_in_errors, merchant_logo: List<String>}",
+    ),
+    "FinancialConnectionsSessionManifest": (
+        "financial-connections/src/main/java/com/stripe/android/financialconnections/model/"
+        "FinancialConnectionsSessionManifest.kt",
+        "ba975ec5f4f3aeaf04997d992c74e4ee55f82d1c", "18 properties without a default (required keys)",
+    ),
+    "ManualEntry": (
+        "financial-connections/src/main/java/com/stripe/android/financialconnections/model/ManualEntry.kt",
+        "id 3597490398", "ManualEntryMode automatic|custom (unknown -> UNKNOWN)",
+    ),
+    "FinancialConnectionsSession": (
+        "financial-connections-core/src/main/java/com/stripe/android/financialconnections/model/"
+        "FinancialConnectionsSession.kt",
+        "0aa99d5fd46e7f68bd1500f81a41ffd26387bb0a",
+        "client_secret, id, livemode required; accounts = accountsNew ?: accountsOld!!; Status pending|succeeded|"
+        "canceled|failed (unknown -> UNKNOWN); StatusDetails.Cancelled.reason required",
+    ),
+    "PaymentAccountSerializer": (
+        "financial-connections-core/src/main/java/com/stripe/android/financialconnections/model/serializer/"
+        "PaymentAccountSerializer.kt",
+        "b2ba00c76a91e5c6717d3d9d5698642bb9f3bdb2",
+        "object linked_account | financial_connections.account -> FinancialConnectionsAccount, else BankAccount",
+    ),
+    "FinancialConnectionsAccount": (
+        "financial-connections-core/src/main/java/com/stripe/android/financialconnections/model/"
+        "FinancialConnectionsAccount.kt",
+        "14ea2bbf3004740a7b184c705c284b825de90b80",
+        "created: Int, id, institution_name, livemode, supported_payment_method_types required; object @Required",
+    ),
+    "BankAccount": (
+        "financial-connections-core/src/main/java/com/stripe/android/financialconnections/model/BankAccount.kt",
+        "14ea2bbf3004740a7b184c705c284b825de90b80", "id, last4 @Required; bank_name, routing_number optional",
+    ),
+    "FinancialConnectionsAccountList": (
+        "financial-connections-core/src/main/java/com/stripe/android/financialconnections/model/"
+        "FinancialConnectionsAccountList.kt",
+        "715126c9fa242ee35163ee2f0de034be9a15ee07", "data, has_more, url required; count, total_count optional",
+    ),
+    # Financial Connections Lite (financial-connections-lite)
+    "FinancialConnectionsLiteRepository": (
+        "financial-connections-lite/src/main/java/com/stripe/android/financialconnections/lite/repository/"
+        "FinancialConnectionsLiteRepository.kt",
+        "4f22b1342899ac2dbb3962b9b6a827d7998d0bfb",
+        "synchronize (locale, mobile[fullscreen|hide_close_button|application_id], client_secret), "
+        "getFinancialConnectionsSession (GET session_receipt)",
+    ),
+    "FinancialConnectionsLiteDi": (
+        "financial-connections-lite/src/main/java/com/stripe/android/financialconnections/lite/di/Di.kt",
+        "0931ac164dd5462fe92a5e92ab348d1f6b71d110",
+        "ApiVersion(betas = {financial_connections_client_api_beta=v1}); Json { ignoreUnknownKeys = true } "
+        "(no coerceInputValues: null for a defaulted non-null property fails) (also f914c837)",
+    ),
+    "FinancialConnectionsLiteSynchronizeSessionResponse": (
+        "financial-connections-lite/src/main/java/com/stripe/android/financialconnections/lite/repository/model/"
+        "SynchronizeSessionResponse.kt",
+        "0931ac164dd5462fe92a5e92ab348d1f6b71d110", "manifest{hosted_auth_url, success_url, cancel_url: String?}",
+    ),
+    "FinancialConnectionsLiteViewModel": (
+        "financial-connections-lite/src/main/java/com/stripe/android/financialconnections/lite/"
+        "FinancialConnectionsLiteViewModel.kt",
+        "7b0afa494b832ecf312f179615d420e5a2e12290",
+        "requireNotNull(hosted_auth_url, success_url, cancel_url); handleUrl: contains(success_url) -> receipt -> "
+        "Completed; contains(cancel_url) -> receipt -> Canceled if payment_account == null",
+    ),
+    "FinancialConnectionsSheetLiteActivity": (
+        "financial-connections-lite/src/main/java/com/stripe/android/financialconnections/lite/"
+        "FinancialConnectionsSheetLiteActivity.kt",
+        "f63e8eea334261d7512931fc6d8c65922786dd24", "WebView; shouldOverrideUrlLoading intercepts scheme stripe-auth",
+    ),
 }
 
 
@@ -240,6 +503,26 @@ HTTP_AGENT = "Dalvik/2.1.0 (Linux; U; Android 14; Pixel 8 Build/AP2A.240805.005)
 # (StripeApiRepository.buildPaymentUserAgent, a LinkedHashSet so duplicates collapse).
 PRODUCT_USAGE = ("CustomerSheet",)
 FORM_ATTRIBUTION = ("PaymentSheet",)
+# PaymentMethod.Type.requiresMandate among the types CustomerSheet saves.
+REQUIRES_MANDATE = {"sepa_debit", "us_bank_account"}
+
+# Financial Connections (us_bank_account). ApiVersion(betas = {"financial_connections_client_api_beta=v1"})
+# .code (ApiVersion id 4975022681): the version and its betas joined by ";", no space. Sent by the
+# financial-connections modules (FinancialConnectionsSheetConfigurationModule @12784f4d, Lite Di @0931ac16),
+# not by payments-core (the deferred session creation keeps API_VERSION).
+FC_BETA = "financial_connections_client_api_beta=v1"
+FC_API_VERSION = f"{API_VERSION};{FC_BETA}"
+HOSTED_SURFACE_CUSTOMER_SHEET = "customer_sheet"  # CollectBankAccountLauncher (id 3848188814)
+LINK_DISABLED = "LINK_DISABLED"  # CreateFinancialConnectionsSessionForDeferredPaymentParams.toMap @03b438dc
+# The deep links FinancialConnectionsSheetRedirectActivity is registered for (AndroidManifest @05611ac8,
+# android:path exact, ${applicationId} = the app's package = mobile[application_id] of synchronize).
+FC_SUCCESS_URL = f"stripe-auth://link-accounts/{APP_ID}/success"
+FC_CANCEL_URL = f"stripe-auth://link-accounts/{APP_ID}/cancel"
+# Chrome Custom Tab on the device (not the SDK): what the test-bank page sees.
+CUSTOM_TAB_USER_AGENT = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/126.0.0.0 Mobile Safari/537.36"
+)
 
 
 def payment_user_agent(attribution=()):
@@ -381,13 +664,15 @@ def x_stripe_user_agent():
     return "{" + ",".join(f'"{k}":"{v}"' for k, v in fields) + "}"
 
 
-def api_headers(api_key, method):
+def api_headers(api_key, method, api_version=API_VERSION):
     """RequestHeadersFactory.create() = extraHeaders + User-Agent, Accept-Charset,
     X-Stripe-User-Agent; plus Api.postHeaders (Content-Type) on a POST. No Idempotency-Key: the
-    SDK never sets ApiRequest.Options.idempotencyKey on these calls; no Stripe-Account."""
+    SDK never sets ApiRequest.Options.idempotencyKey on these calls; no Stripe-Account.
+    `api_version` is the `ApiRequest.Factory(apiVersion)` of the module that sends: payments-core's
+    plain API_VERSION, or the Financial Connections modules' FC_API_VERSION with their beta."""
     headers = {
         "Accept": "application/json",
-        "Stripe-Version": API_VERSION,
+        "Stripe-Version": api_version,
         "Stripe-Mobile-SDK-Version": f"stripe-android/{SDK_VERSION}",
         "Authorization": f"Bearer {api_key}",
         "X-Stripe-Client-User-Agent": x_stripe_client_user_agent(),
@@ -455,10 +740,11 @@ class AndroidSdk:
         self.http.headers.clear()
         self.http.headers.update({"Accept-Encoding": "gzip", "Connection": "Keep-Alive"})
         self.sent = []  # (method, url, body, headers) of every request, for the tests' assertions
+        self.received = []  # (request_line, status, body) of every answer, in the same order
 
     # Transport -----------------------------------------------------------------------------------
 
-    def request(self, method, path, api_key, params=None):
+    def request(self, method, path, api_key, params=None, api_version=API_VERSION):
         """ApiRequest: GET/DELETE carry the encoded params as the query string, POST as the body."""
         query = encode_params(params or {})
         url = f"{self.base}{path}"
@@ -468,7 +754,7 @@ class AndroidSdk:
                 url = f"{url}?{query}"
         else:
             body = query
-        headers = api_headers(api_key, method)
+        headers = api_headers(api_key, method, api_version)
         SENT_CARD_DATA.record(url, body)
         for text in (headers["Authorization"], url, body):
             SECRETS_SEEN.record(text)
@@ -480,6 +766,7 @@ class AndroidSdk:
         answer = self.http.send(prepared, allow_redirects=False, timeout=60)
         SECRETS_SEEN.record(answer.text)
         request_line = f"{method} {path} ({api_key.split('_')[0]}_ key)"
+        self.received.append((request_line, answer.status_code, answer.text))
         if not 200 <= answer.status_code < 300:
             raise AndroidApiError(request_line, answer.status_code, answer.text)
         return Response(request_line, answer.status_code, answer.headers, answer.text)
@@ -548,14 +835,18 @@ class AndroidSdk:
             "elements_session_config_id": elements_session_config_id,
         }
 
-    def create_payment_method(self, create_params, elements_session_config_id):
+    def create_payment_method(self, create_params, elements_session_config_id, attribution=FORM_ATTRIBUTION):
         """POST /v1/payment_methods with the publishable key: CustomerSheetViewModel.createPaymentMethod
         (id 3495087197) -> StripeApiRepository.createPaymentMethod @2f26c7d2:
         `paymentMethodCreateParams.toParamMap() + payment_user_agent + fraudDetectionData.params`
-        (muid/guid/sid at the top level), the params carrying `client_attribution_metadata`."""
+        (muid/guid/sid at the top level), the params carrying `client_attribution_metadata`.
+        `attribution` is the params' own product usage: "PaymentSheet" for the card and SEPA forms
+        (FieldValuesToParamsMapConverter), none for a us_bank_account made by
+        USBankAccountFormViewModel (PaymentMethodCreateParams.create(usBankAccount, ...), productUsage
+        empty, id 3476922515)."""
         params = dict(create_params)
         params["client_attribution_metadata"] = self.client_attribution_metadata(elements_session_config_id)
-        params["payment_user_agent"] = payment_user_agent(FORM_ATTRIBUTION)
+        params["payment_user_agent"] = payment_user_agent(attribution)
         params.update(self.fraud_detection)
         response = self.request("POST", "/v1/payment_methods", self.publishable_key, params)
         return parse_payment_method(response.json())
@@ -624,12 +915,13 @@ class AndroidSdk:
         PaymentLauncher for `PaymentMethodConfirmationOption.Saved`:
         ConfirmSetupIntentParams.createWithSetAsDefaultPaymentMethod(paymentMethodId, ...) @0326dadc with
         `mandate_data` = MandateDataParams(Online.DEFAULT) when the type requires a mandate
-        (sepa_debit), `return_url` = DefaultReturnUrl, `use_stripe_sdk=true`, expand=[payment_method].
+        (sepa_debit, us_bank_account: PaymentMethod.Type.requiresMandate; ConfirmSetupIntentParamsFactory
+        id 14211902508), `return_url` = DefaultReturnUrl, `use_stripe_sdk=true`, expand=[payment_method].
         No muid/guid/sid and no payment_user_agent: FraudDetectionDataParamsUtils and
         maybeAddPaymentUserAgent only add them inside payment_method_data, which is absent."""
         intent_id = client_secret.split("_secret_")[0]
         params = {"client_secret": client_secret, "use_stripe_sdk": True, "return_url": RETURN_URL}
-        if payment_method_type == "sepa_debit":
+        if payment_method_type in REQUIRES_MANDATE:
             params["mandate_data"] = {"customer_acceptance": {"type": "online", "online": {"infer_from_client": True}}}
         params["payment_method"] = payment_method
         params["expand"] = ["payment_method"]
@@ -642,6 +934,138 @@ class AndroidSdk:
         """PaymentSheet with `CustomerConfiguration(id, ephemeralKeySecret)` in deferred setup mode:
         the same call with `legacy_customer_ephemeral_key` (toElementsSessionParams, id 51844134952)."""
         return self.elements_session(payment_method_types, legacy_customer_ephemeral_key=ephemeral_key)
+
+    # Financial Connections: us_bank_account (web / hosted-auth flow) ---------------------------------
+
+    def create_link_account_session_for_deferred_payment(
+        self, elements_session_id, hosted_surface=HOSTED_SURFACE_CUSTOMER_SHEET, link_mode=None, extra=None,
+    ):
+        """POST /v1/connections/link_account_sessions_for_deferred_payment with the publishable key and
+        payments-core's plain Stripe-Version: StripeApiRepository.createFinancialConnectionsSessionForDeferred
+        Payments (id 1760485312) <- CreateFinancialConnectionsSession.forDeferredPayments @33738da0 <-
+        CollectBankAccountViewModel <- USBankAccountFormViewModel.collectBankAccountForDeferredIntent
+        @e0bb0e88 (CustomerSheet's deferred setup intent has `clientSecret == null`,
+        DeferredSetupIntentJsonParser @c22c4c90; `uniqueId` = `stripeIntent.id` = the elements session's
+        `session_id`). Params: CreateFinancialConnectionsSessionForDeferredPaymentParams.toMap @03b438dc,
+        nulls dropped: unique_id, verification_method=automatic (VerificationMethodParam.Automatic),
+        hosted_surface=customer_sheet, link_mode (`linkMode?.value ?: "LINK_DISABLED"`; CustomerSheet
+        passes null). Not sent by CustomerSheet (null): initial_institution, manual_entry_only,
+        search_session, customer, on_behalf_of, product, amount, currency. `extra`: parameters a newer
+        SDK (or PaymentSheet) may add."""
+        params = {
+            "unique_id": elements_session_id,
+            "initial_institution": None,
+            "manual_entry_only": None,
+            "search_session": None,
+            "verification_method": "automatic",
+            "customer": None,
+            "on_behalf_of": None,
+            "hosted_surface": hosted_surface,
+            "link_mode": link_mode or LINK_DISABLED,
+            "amount": None,
+            "currency": None,
+            "product": None,
+        }
+        params.update(extra or {})
+        response = self.request(
+            "POST", "/v1/connections/link_account_sessions_for_deferred_payment", self.publishable_key, params,
+        )
+        session = parse_deferred_financial_connections_session(response.json())
+        # A client secret like a setup intent's: test_zz_card_data.py checks none is kept in clear
+        # (SecretsSeen's pattern does not know the fcsess_ form, so it is added here).
+        SECRETS_SEEN.add(session["client_secret"])
+        return session
+
+    def synchronize_financial_connections_session(self, client_secret, supports_app_verification=False, extra=None):
+        """POST /v1/financial_connections/sessions/synchronize, the Full SDK:
+        FinancialConnectionsManifestRepositoryImpl.synchronize @54bb2943 (id 3566082897), publishable key
+        (ProvideApiRequestOptions, FinancialConnectionsSheetModule @00d24442), Stripe-Version with the FC
+        beta. `mobile[supports_app_verification]` is true only when Play Integrity was prepared; both
+        app ids are the package name."""
+        params = {
+            "expand": ["manifest.active_auth_session"],
+            "emit_events": True,
+            "locale": LOCALE,
+            "mobile": {
+                "forced_authflow_version": "v3",
+                "fullscreen": True,
+                "hide_close_button": True,
+                "supports_app_verification": supports_app_verification,
+                "verified_app_id": APP_ID,
+                "application_id": APP_ID,
+            },
+            "client_secret": client_secret,
+        }
+        for key, value in (extra or {}).items():
+            if isinstance(value, dict) and isinstance(params.get(key), dict):
+                params[key] = {**params[key], **value}
+            else:
+                params[key] = value
+        response = self.request(
+            "POST", "/v1/financial_connections/sessions/synchronize", self.publishable_key, params,
+            api_version=FC_API_VERSION,
+        )
+        return parse_synchronize_session_response(response.json())
+
+    def synchronize_financial_connections_session_lite(self, client_secret, extra=None):
+        """POST /v1/financial_connections/sessions/synchronize, FC Lite: FinancialConnectionsLiteRepository
+        .synchronize @4f22b134: locale, mobile[fullscreen]=true, mobile[hide_close_button]=false,
+        mobile[application_id], client_secret (no expand, no emit_events, no verified_app_id); Stripe-Version
+        with the FC beta (Lite Di @0931ac16)."""
+        params = {
+            "locale": LOCALE,
+            "mobile": {"fullscreen": True, "hide_close_button": False, "application_id": APP_ID},
+            "client_secret": client_secret,
+        }
+        params.update(extra or {})
+        response = self.request(
+            "POST", "/v1/financial_connections/sessions/synchronize", self.publishable_key, params,
+            api_version=FC_API_VERSION,
+        )
+        return parse_lite_synchronize_session_response(response.json())
+
+    def financial_connections_session_receipt(self, client_secret, lite=False, extra=None):
+        """GET /v1/link_account_sessions/session_receipt?client_secret=... with the publishable key and the
+        FC beta: FinancialConnectionsRepositoryImpl.getFinancialConnectionsSession @04b5a250 (Full, after the
+        success or cancel deep link) or FinancialConnectionsLiteRepository.getFinancialConnectionsSession
+        @4f22b134 (Lite). Decoded as FinancialConnectionsSession, with the Full SDK's lenient Json or Lite's
+        strict one."""
+        params = {"client_secret": client_secret}
+        params.update(extra or {})
+        response = self.request(
+            "GET", "/v1/link_account_sessions/session_receipt", self.publishable_key, params,
+            api_version=FC_API_VERSION,
+        )
+        return parse_financial_connections_session(response.json(), lite=lite)
+
+    def list_financial_connections_accounts(self, client_secret, starting_after=None):
+        """GET /v1/link_account_sessions/list_accounts with the publishable key and the FC beta:
+        FinancialConnectionsRepositoryImpl.getFinancialConnectionsAccounts @04b5a250 with
+        GetFinancialConnectionsAcccountsParams.toParamMap @7aa2be16 (client_secret, starting_after),
+        what FetchPaginatedAccountsForSession @7d531006 calls while `accounts.has_more`."""
+        response = self.request(
+            "GET", "/v1/link_account_sessions/list_accounts", self.publishable_key,
+            {"client_secret": client_secret, "starting_after": starting_after}, api_version=FC_API_VERSION,
+        )
+        return parse_financial_connections_account_list(response.json())
+
+    def create_us_bank_account_payment_method(
+        self, link_account_session, billing_details, allow_redisplay, elements_session_config_id,
+    ):
+        """POST /v1/payment_methods for the linked account, when the customer taps Save:
+        USBankAccountFormViewModel.createNewPaymentSelection @e0bb0e88 builds
+        PaymentMethodCreateParams.create(usBankAccount = USBankAccount(linkAccountSessionId = session.id),
+        billingDetails, allowRedisplay) (id 3476922515): type=us_bank_account,
+        us_bank_account[link_account_session], billing_details[...] (name and email: the form's default
+        collection), allow_redisplay; CustomerSheetViewModel.createPaymentMethod sends it as for a card
+        (client_attribution_metadata, payment_user_agent without a form attribution, muid/guid/sid)."""
+        create_params = {
+            "type": "us_bank_account",
+            "billing_details": billing_details,
+            "us_bank_account": {"link_account_session": link_account_session},
+            "allow_redisplay": allow_redisplay,
+        }
+        return self.create_payment_method(create_params, elements_session_config_id, attribution=())
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1090,3 +1514,515 @@ def parse_elements_session(json_object, customer_expected=False, mode="deferred_
             # Without a customer session parseCustomer returns null: the legacy-key answer is not read.
             parsed["customer"] = None
     return check.done("elements session", "ElementsSessionJsonParser", parsed)
+
+
+# --------------------------------------------------------------------------------------------------
+# Financial Connections: decoders (kotlinx.serialization and org.json) and the web flow
+# --------------------------------------------------------------------------------------------------
+
+INT32 = (-2 ** 31, 2 ** 31 - 1)
+# FinancialConnectionsAccount.OBJECT_OLD / OBJECT_NEW: PaymentAccountSerializer @b2ba00c7 decodes these
+# as a FinancialConnectionsAccount, anything else as a BankAccount.
+FC_ACCOUNT_OBJECTS = {"linked_account", "financial_connections.account"}
+# The properties of FinancialConnectionsSessionManifest @ba975ec5 without a default value: kotlinx needs
+# every one of them as a key (no `explicitNulls = false` in providesJson @0161efd7). Types as declared.
+MANIFEST_REQUIRED = {
+    "allow_manual_entry": "bool",
+    "consent_required": "bool",
+    "consent_acquired_at": "string?",  # String? without a default: the key is required, null allowed
+    "custom_manual_entry_handling": "bool",
+    "disable_link_more_accounts": "bool",
+    "id": "string",
+    "instant_verification_disabled": "bool",
+    "institution_search_disabled": "bool",
+    "app_verification_enabled": "bool",
+    "livemode": "bool",
+    "manual_entry_uses_microdeposits": "bool",
+    "mobile_handoff_enabled": "bool",
+    "next_pane": "enum",  # Pane, EnumIgnoreUnknownSerializer (unknown -> UNEXPECTED_ERROR)
+    "manual_entry_mode": "enum",  # ManualEntryMode (id 3597490398), unknown -> UNKNOWN
+    "permissions": "enum_list",  # List<FinancialConnectionsAccount.Permissions>
+    "product": "enum",  # Product, unknown -> UNKNOWN
+    "single_account": "bool",
+    "use_single_sort_search": "bool",
+}
+# Optional (`= null`) properties of the manifest, and their types (objects the web flow never gets are
+# not mirrored: Purse must leave them out or null).
+MANIFEST_OPTIONAL = {
+    "account_disconnection_method": "enum", "accountholder_customer_email_address": "string",
+    "accountholder_is_link_consumer": "bool", "accountholder_phone_number": "string",
+    "accountholder_token": "string", "active_auth_session": "unmirrored", "active_institution": "unmirrored",
+    "assignment_event_id": "string", "business_name": "string", "cancel_url": "string",
+    "connect_platform_name": "string", "connected_account_name": "string",
+    "experiment_assignments": "string_map", "display_text": "unmirrored", "features": "bool_map",
+    "hosted_auth_url": "string", "initial_institution": "unmirrored", "is_end_user_facing": "bool",
+    "is_link_with_stripe": "bool", "is_networking_user_flow": "bool", "is_stripe_direct": "bool",
+    "link_account_session_cancellation_behavior": "enum", "modal_customization": "bool_map",
+    "payment_method_type": "enum", "step_up_authentication_required": "bool", "success_url": "string",
+    "skip_success_pane": "bool", "theme": "enum",
+}
+NATIVE_KILLSWITCH = "bank_connections_mobile_native_version_killswitch"  # NativeAuthFlowRouter @9aba6dd1
+NATIVE_EXPERIMENT = "connections_mobile_native"  # Experiment.CONNECTIONS_MOBILE_NATIVE (id 4769140376)
+
+
+def _kx_value(check, value, kind, path):
+    """One value of a kotlinx property of `kind`, already known to be non-null. Strict JSON types: the
+    Full SDK's Json is lenient (quoted booleans pass), Lite's is not."""
+    if kind in ("string", "enum"):
+        if not isinstance(value, str):
+            check.fail(path, f"must be a string, got {type(value).__name__} {value!r}")
+    elif kind == "bool":
+        if not isinstance(value, bool):
+            check.fail(path, f"must be a boolean, got {type(value).__name__} {value!r}")
+    elif kind == "int32":
+        if isinstance(value, bool) or not isinstance(value, int):
+            check.fail(path, f"must be an integer, got {type(value).__name__} {value!r}")
+        elif not INT32[0] <= value <= INT32[1]:
+            check.fail(path, f"{value} does not fit a Kotlin Int (32 bits): kotlinx fails the decode")
+    elif kind == "enum_list":
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            check.fail(path, f"must be an array of strings, got {value!r}")
+    elif kind == "bool_map":
+        if not isinstance(value, dict) or not all(isinstance(item, bool) for item in value.values()):
+            check.fail(path, f"must be an object of booleans (Map<String, Boolean>), got {value!r}")
+    elif kind == "string_map":
+        if not isinstance(value, dict) or not all(isinstance(item, str) for item in value.values()):
+            check.fail(path, f"must be an object of strings (Map<String, String>), got {value!r}")
+    elif kind == "object":
+        if not isinstance(value, dict):
+            check.fail(path, f"must be a JSON object, got {type(value).__name__}")
+    elif kind == "unmirrored":
+        check.fail(path, "an object here needs a model this replay does not mirror (the web flow has none): "
+                         "leave it out or null")
+
+
+def _kx(check, parent, key, path, kind, presence, coerce=True):
+    """A kotlinx property. presence: "required" (no default, non-null), "required_nullable" (`T?` without
+    a default: key required, null allowed), "nullable" (`T? = null`), "defaulted" (non-null with a
+    default: absent is fine; null only with coerceInputValues, which the Full SDK's Json has and Lite's
+    has not)."""
+    where = f"{path}.{key}"
+    if not isinstance(parent, dict):
+        return None
+    if key not in parent:
+        if presence in ("required", "required_nullable"):
+            check.fail(where, "missing: a property without a default is required by kotlinx")
+        return None
+    value = parent[key]
+    if value is None:
+        if presence == "required":
+            check.fail(where, "null for a non-null property without a default")
+        elif presence == "defaulted" and not coerce:
+            check.fail(where, "null for a non-null property with a default: only coerceInputValues accepts "
+                              "that, and FC Lite's Json has none")
+        return None
+    _kx_value(check, value, kind, where)
+    return value
+
+
+def parse_deferred_financial_connections_session(json_object):
+    """FinancialConnectionsSessionJsonParser.parse @eb3b2741 (org.json: optString `id`, `client_secret`;
+    never null), then CollectBankAccountViewModel @33738da0 `requireNotNull(session.clientSecret)`."""
+    check = _Checker()
+    body = check.object(json_object, "link_account_session")
+    parsed = None
+    if body is not None:
+        parsed = {
+            "id": check.string(body, "id", "link_account_session", required=True),
+            "client_secret": check.string(body, "client_secret", "link_account_session", required=True),
+            "livemode": check.boolean(body, "livemode", "link_account_session"),
+        }
+    return check.done("link account session", "CollectBankAccountViewModel", parsed)
+
+
+def native_flow_chosen(manifest):
+    """NativeAuthFlowRouter.nativeAuthFlowEnabled @9aba6dd1: native iff not killswitch and the
+    connections_mobile_native experiment is "treatment"; `features` null -> killswitch (`?: true`)."""
+    features = manifest.get("features")
+    killswitch = True if features is None else features.get(NATIVE_KILLSWITCH, False) is True
+    assignments = manifest.get("experiment_assignments") or {}
+    return (not killswitch) and assignments.get(NATIVE_EXPERIMENT) == "treatment"
+
+
+def _check_manifest(check, manifest, path, coerce=True):
+    for key, kind in MANIFEST_REQUIRED.items():
+        _kx(check, manifest, key, path, kind.rstrip("?"), "required_nullable" if kind.endswith("?") else "required",
+            coerce)
+    for key, kind in MANIFEST_OPTIONAL.items():
+        _kx(check, manifest, key, path, kind, "nullable", coerce)
+
+
+def parse_synchronize_session_response(json_object):
+    """SynchronizeSessionResponse @a4fe4c7b with FinancialConnectionsSessionManifest @ba975ec5, decoded
+    by the Full SDK's Json (providesJson @0161efd7: coerceInputValues, ignoreUnknownKeys, isLenient),
+    then what FinancialConnectionsSheetViewModel @86c6470d needs for the web flow: the web flow chosen
+    (NativeAuthFlowRouter @9aba6dd1), `hosted_auth_url` (HostedAuthUrlBuilder: null -> Failed
+    "hostedAuthUrl is required!"), `success_url` and `cancel_url` (handleOnNewIntent compares the deep
+    link to them; null -> every return is "Error processing FinancialConnectionsSheet intent")."""
+    check = _Checker()
+    body = check.object(json_object, "synchronize")
+    parsed = None
+    if body is not None:
+        manifest = check.object(body.get("manifest"), "synchronize.manifest")
+        if manifest is not None:
+            _check_manifest(check, manifest, "synchronize.manifest")
+            for key in ("hosted_auth_url", "success_url", "cancel_url"):
+                if not manifest.get(key):
+                    check.fail(f"synchronize.manifest.{key}", "missing or null: the web flow needs it")
+            if native_flow_chosen(manifest):
+                check.fail("synchronize.manifest.experiment_assignments",
+                           "connections_mobile_native=treatment without the killswitch: the SDK would run the "
+                           "native flow, whose panes Purse does not serve")
+        text = body.get("text")
+        if text is not None:
+            check.fail("synchronize.text", "TextUpdate is not mirrored here: leave it out or null")
+        visual = body.get("visual")
+        if visual is None:
+            check.fail("synchronize.visual", "missing or null: required in the newest SynchronizeSessionResponse "
+                                             "(a4fe4c7b)")
+        elif not isinstance(visual, dict):
+            check.fail("synchronize.visual", "must be an object")
+        else:
+            _kx(check, visual, "reduced_branding", "synchronize.visual", "bool", "required")
+            _kx(check, visual, "reduce_manual_entry_prominence_in_errors", "synchronize.visual", "bool", "required")
+            _kx(check, visual, "merchant_logo", "synchronize.visual", "enum_list", "required")
+        parsed = {"manifest": manifest, "visual": visual, "text": text}
+    return check.done("synchronize answer", "SynchronizeSessionResponse", parsed)
+
+
+def parse_lite_synchronize_session_response(json_object):
+    """FC Lite's SynchronizeSessionResponse @0931ac16 (`manifest` required; inside only hosted_auth_url,
+    success_url, cancel_url, `String? = null`) with Json { ignoreUnknownKeys } (Di @0931ac16), then
+    FinancialConnectionsLiteViewModel @7b0afa49 `requireNotNull` on all three."""
+    check = _Checker()
+    body = check.object(json_object, "synchronize")
+    parsed = None
+    if body is not None:
+        manifest = check.object(body.get("manifest"), "synchronize.manifest")
+        if manifest is not None:
+            parsed = {"manifest": {key: _kx(check, manifest, key, "synchronize.manifest", "string", "nullable",
+                                             coerce=False)
+                                   for key in ("hosted_auth_url", "success_url", "cancel_url")}}
+            for key, value in parsed["manifest"].items():
+                if value is None:
+                    check.fail(f"synchronize.manifest.{key}", "missing or null: requireNotNull in "
+                                                              "FinancialConnectionsLiteViewModel fails the flow")
+    return check.done("FC Lite synchronize answer", "FinancialConnectionsLiteViewModel", parsed)
+
+
+def _check_fc_account(check, account, path, coerce, in_list):
+    """FinancialConnectionsAccount @14ea2bbf."""
+    if not isinstance(account, dict):
+        check.fail(path, "must be a JSON object")
+        return None
+    if in_list:
+        # `object` is @Required on the class itself: decoded directly (accounts.data) it must be present.
+        _kx(check, account, "object", path, "string", "required", coerce)
+    for key, kind in (("created", "int32"), ("id", "string"), ("institution_name", "string"),
+                      ("livemode", "bool"), ("supported_payment_method_types", "enum_list")):
+        _kx(check, account, key, path, kind, "required", coerce)
+    for key in ("category", "status", "subcategory"):
+        _kx(check, account, key, path, "enum", "defaulted", coerce)
+    for key, kind in (("display_name", "string"), ("last4", "string"), ("ownership", "string"),
+                      ("permissions", "enum_list"), ("balance", "unmirrored"), ("balance_refresh", "unmirrored"),
+                      ("ownership_refresh", "unmirrored")):
+        _kx(check, account, key, path, kind, "nullable", coerce)
+    return {key: account.get(key) for key in (
+        "object", "id", "created", "institution_name", "livemode", "last4", "category", "subcategory", "status",
+        "supported_payment_method_types", "display_name", "permissions")}
+
+
+def _check_account_list(check, value, path, coerce):
+    """FinancialConnectionsAccountList @715126c9: data, has_more, url required."""
+    body = check.object(value, path)
+    if body is None:
+        return None
+    data = body.get("data")
+    accounts = []
+    if not isinstance(data, list):
+        check.fail(f"{path}.data", "missing or not an array: required")
+    else:
+        accounts = [_check_fc_account(check, item, f"{path}.data[{index}]", coerce, in_list=True)
+                    for index, item in enumerate(data)]
+    return {
+        "data": accounts,
+        "has_more": _kx(check, body, "has_more", path, "bool", "required", coerce),
+        "url": _kx(check, body, "url", path, "string", "required", coerce),
+        "count": _kx(check, body, "count", path, "int32", "nullable", coerce),
+        "total_count": _kx(check, body, "total_count", path, "int32", "nullable", coerce),
+    }
+
+
+def _check_payment_account(check, value, path, coerce):
+    """PaymentAccountSerializer @b2ba00c7: by `object`, a FinancialConnectionsAccount or a BankAccount
+    (@14ea2bbf: id, last4 @Required; bank_name, routing_number optional)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        check.fail(path, "must be a JSON object or null")
+        return None
+    if value.get("object") in FC_ACCOUNT_OBJECTS:
+        parsed = _check_fc_account(check, value, path, coerce, in_list=False)
+        parsed["kind"] = "financial_connections_account"
+        return parsed
+    for key in ("id", "last4"):
+        _kx(check, value, key, path, "string", "required", coerce)
+    for key in ("bank_name", "routing_number"):
+        _kx(check, value, key, path, "string", "nullable", coerce)
+    return {"kind": "bank_account", **{key: value.get(key) for key in ("id", "last4", "bank_name", "routing_number")}}
+
+
+def parse_financial_connections_session(json_object, lite=False):
+    """FinancialConnectionsSession @0aa99d5f (same shape @8c5e9ccc), decoded by the Full SDK's lenient Json
+    (coerceInputValues) or FC Lite's (ignoreUnknownKeys only), plus what the flow does with it:
+    `accounts` (or `linked_accounts`) must be there (`accountsNew ?: accountsOld!!`), `has_more` must be
+    false (FetchPaginatedAccountsForSession @7d531006 would rebuild the session without its
+    payment_account, and USBankAccountFormViewModel.handleResultForACH fails on a null payment_account).
+    Whether payment_account is required depends on the outcome, so callers check it."""
+    check = _Checker()
+    coerce = not lite
+    body = check.object(json_object, "session")
+    parsed = None
+    if body is not None:
+        parsed = {key: _kx(check, body, key, "session", kind, "required", coerce)
+                  for key, kind in (("client_secret", "string"), ("id", "string"), ("livemode", "bool"))}
+        for key in ("return_url", "status"):
+            parsed[key] = _kx(check, body, key, "session", "string", "nullable", coerce)
+        lists = [key for key in ("accounts", "linked_accounts") if body.get(key) is not None]
+        if not lists:
+            check.fail("session.accounts", "missing: FinancialConnectionsSession.accounts is "
+                                           "`accountsNew ?: accountsOld!!` (NPE)")
+        parsed["accounts"] = None
+        for key in lists:
+            account_list = _check_account_list(check, body[key], f"session.{key}", coerce)
+            parsed["accounts"] = parsed["accounts"] or account_list
+        if parsed["accounts"] and parsed["accounts"]["has_more"] is True and not lite:
+            check.fail("session.accounts.has_more", "true: FetchPaginatedAccountsForSession rebuilds the session "
+                                                    "without its payment_account, and the sheet fails")
+        parsed["payment_account"] = _check_payment_account(check, body.get("payment_account"),
+                                                           "session.payment_account", coerce)
+        details = body.get("status_details")
+        parsed["status_details"] = details
+        if details is not None:
+            if not isinstance(details, dict):
+                check.fail("session.status_details", "must be an object or null")
+            elif details.get("cancelled") is not None:
+                cancelled = check.object(details["cancelled"], "session.status_details.cancelled")
+                _kx(check, cancelled, "reason", "session.status_details.cancelled", "enum", "required", coerce)
+        manual_entry = body.get("manual_entry")
+        if manual_entry is not None:
+            if not isinstance(manual_entry, dict):
+                check.fail("session.manual_entry", "must be an object or null")
+            else:
+                _kx(check, manual_entry, "mode", "session.manual_entry", "enum", "required", coerce)
+    source = "FinancialConnectionsLiteViewModel" if lite else "FinancialConnectionsSession"
+    return check.done("Financial Connections session", source, parsed)
+
+
+def parse_financial_connections_account_list(json_object):
+    """FinancialConnectionsAccountList @715126c9, the Full SDK's Json."""
+    check = _Checker()
+    parsed = _check_account_list(check, json_object, "list", coerce=True)
+    return check.done("account list", "FinancialConnectionsAccountList", parsed)
+
+
+def is_unverified_us_bank_account(payment_method):
+    """PaymentMethodKtx.isUnverifiedUSBankAccount (id 4910049374): a us_bank_account without
+    financial_connections_account. CustomerSheet then selects it without attaching or confirming."""
+    return (payment_method["type"] == "us_bank_account"
+            and not (payment_method.get("us_bank_account") or {}).get("financial_connections_account"))
+
+
+def hosted_auth_url(manifest_url, email=None, phone=None, phone_country_code=None):
+    """HostedAuthUrlBuilder.create @4f22b134 for ForData (us_bank_account) args: the manifest's
+    hosted_auth_url, then `email=`, `linkMobilePhone=`, `linkMobilePhoneCountry=` for the prefill
+    details that are set, then `launched_by=android_sdk`, joined by "&", nothing encoded."""
+    parts = [manifest_url]
+    if email is not None:
+        parts.append(f"email={email}")
+    if phone is not None:
+        parts.append(f"linkMobilePhone={phone}")
+    if phone_country_code is not None:
+        parts.append(f"linkMobilePhoneCountry={phone_country_code}")
+    parts.append("launched_by=android_sdk")
+    return "&".join(parts)
+
+
+def full_sdk_outcome(deep_link, manifest):
+    """FinancialConnectionsSheetViewModel.handleOnNewIntent @86c6470d: the deep link with its query
+    cleared (`buildUpon().clearQuery()`), compared by string equality with success_url / cancel_url."""
+    split = urllib.parse.urlsplit(deep_link)
+    cleared = urllib.parse.urlunsplit((split.scheme, split.netloc, split.path, "", split.fragment))
+    if cleared == manifest["success_url"]:
+        return "success"
+    if cleared == manifest["cancel_url"]:
+        return "cancel"
+    return "failed"
+
+
+def lite_outcome(url, manifest):
+    """FinancialConnectionsLiteViewModel.handleUrl @7b0afa49 (only stripe-auth URLs reach it:
+    FinancialConnectionsSheetLiteActivity's shouldOverrideUrlLoading @f63e8eea): `contains`."""
+    if urllib.parse.urlsplit(url).scheme != "stripe-auth":
+        return "not_intercepted"
+    if manifest["success_url"] in url:
+        return "success"
+    if manifest["cancel_url"] in url:
+        return "cancel"
+    return "custom_tab"
+
+
+# --------------------------------------------------------------------------------------------------
+# The Custom Tab (or Lite WebView) on Purse's test-bank page: a browser, not the SDK
+# --------------------------------------------------------------------------------------------------
+
+
+class _PageForms(html.parser.HTMLParser):
+    """The forms of a page with their controls, as a browser would submit them."""
+
+    def __init__(self):
+        super().__init__()
+        self.forms = []
+        self.ids = set()
+        self._select = None
+        self._option = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        if tag == "form":
+            self.forms.append({"action": attrs.get("action"), "method": (attrs.get("method") or "get").lower(),
+                               "controls": []})
+            return
+        if not self.forms:
+            return
+        controls = self.forms[-1]["controls"]
+        if tag == "input":
+            controls.append({"tag": "input", "type": (attrs.get("type") or "text").lower(), "name": attrs.get("name"),
+                             "value": attrs.get("value"), "id": attrs.get("id"), "checked": "checked" in attrs})
+        elif tag == "button":
+            controls.append({"tag": "button", "type": (attrs.get("type") or "submit").lower(),
+                             "name": attrs.get("name"), "value": attrs.get("value") or "", "id": attrs.get("id")})
+        elif tag == "select":
+            self._select = {"tag": "select", "name": attrs.get("name"), "id": attrs.get("id"), "options": []}
+            controls.append(self._select)
+        elif tag == "option" and self._select is not None:
+            self._option = {"value": attrs.get("value"), "selected": "selected" in attrs, "text": ""}
+            self._select["options"].append(self._option)
+
+    def handle_data(self, data):
+        if self._option is not None:
+            self._option["text"] += data
+
+    def handle_endtag(self, tag):
+        if tag == "select":
+            self._select = None
+        if tag in ("option", "select"):
+            if self._option is not None and self._option["value"] is None:
+                self._option["value"] = self._option["text"].strip()
+            self._option = None
+
+
+class BankPage:
+    """What the browser got: status, headers (Location), the page's text and its forms."""
+
+    def __init__(self, url, answer):
+        self.url = url
+        self.status = answer.status_code
+        self.headers = answer.headers
+        self.text = answer.text
+        self.location = answer.headers.get("Location")
+        parser = _PageForms()
+        parser.feed(answer.text or "")
+        self.forms = parser.forms
+        self.ids = parser.ids
+
+    def form_with_button(self, action):
+        return next((form for form in self.forms
+                     if any(control["tag"] == "button" and control["name"] == "action" and control["value"] == action
+                            for control in form["controls"])), None)
+
+    def radio_values(self, name):
+        return [control["value"] for form in self.forms for control in form["controls"]
+                if control["tag"] == "input" and control["type"] == "radio" and control["name"] == name]
+
+    def select_values(self, name):
+        return [option["value"] for form in self.forms for control in form["controls"]
+                if control["tag"] == "select" and control["name"] == name for option in control["options"]]
+
+
+def _browser_get(url):
+    SENT_CARD_DATA.record(url, None)
+    session = requests.Session()
+    request = session.prepare_request(requests.Request("GET", url, headers={
+        "User-Agent": CUSTOM_TAB_USER_AGENT, "Accept": "text/html,application/xhtml+xml,*/*;q=0.8",
+    }))
+    request.url = url  # verbatim, as HostedAuthUrlBuilder joined it
+    answer = session.send(request, allow_redirects=False, timeout=30)
+    SECRETS_SEEN.record(answer.text)
+    return BankPage(url, answer)
+
+
+def open_bank_page(url):
+    """The Custom Tab (Full SDK, OpenAuthFlowWithUrl) or the Lite WebView loading the URL
+    HostedAuthUrlBuilder made."""
+    return _browser_get(url)
+
+
+def submit_bank_page(page, account="checking", action="link", routing_number=None, account_number=None,
+                     account_type=None):
+    """The customer picks `account` and presses the `action` button: the browser posts the form (the
+    controls a browser sends: text, hidden, the checked radio, each select's value, and the pressed
+    button's name=value) to its action (the page's own URL when empty), form-encoded, and does not
+    follow a redirect to a custom scheme (the OS or the WebView takes it: returned as `location`)."""
+    form = page.form_with_button(action)
+    assert form is not None, f"no form with a button action={action!r} on the test-bank page ({page.url})"
+    assert form["method"] == "post", f"the test-bank form posts with {form['method']!r}"
+    fields = []
+    typed = {"routing_number": routing_number, "account_number": account_number}
+    for control in form["controls"]:
+        name = control["name"]
+        if not name:
+            continue
+        if control["tag"] == "input":
+            kind = control["type"]
+            if kind == "radio":
+                if name == "account":
+                    if control["value"] == account:
+                        fields.append((name, control["value"]))
+                elif control["checked"]:
+                    fields.append((name, control["value"] or "on"))
+            elif kind == "checkbox":
+                if control["checked"]:
+                    fields.append((name, control["value"] or "on"))
+            elif kind in ("submit", "button", "reset", "image", "file"):
+                continue
+            else:
+                value = typed.get(name)
+                fields.append((name, value if value is not None else (control["value"] or "")))
+        elif control["tag"] == "select":
+            options = control["options"]
+            chosen = account_type if name == "account_type" and account_type is not None else next(
+                (option["value"] for option in options if option["selected"]), options[0]["value"] if options else "")
+            fields.append((name, chosen))
+    if account not in [value for name, value in fields if name == "account"]:
+        raise AssertionError(f"no radio account={account!r} on the test-bank page: {page.radio_values('account')}")
+    fields.append(("action", action))
+    target = urllib.parse.urljoin(page.url, form["action"]) if form["action"] else page.url
+    body = urllib.parse.urlencode(fields)
+    if account_number:
+        SENT_CARD_DATA.account_numbers.add(account_number)
+    SENT_CARD_DATA.record(target, body)
+    session = requests.Session()
+    request = session.prepare_request(requests.Request("POST", target, data=body.encode(), headers={
+        "User-Agent": CUSTOM_TAB_USER_AGENT, "Content-Type": "application/x-www-form-urlencoded",
+        "Origin": "{0.scheme}://{0.netloc}".format(urllib.parse.urlsplit(page.url)), "Referer": page.url,
+        "Accept": "text/html,application/xhtml+xml,*/*;q=0.8",
+    }))
+    request.url = target
+    answer = session.send(request, allow_redirects=False, timeout=30)
+    SECRETS_SEEN.record(answer.text)
+    result = BankPage(target, answer)
+    result.sent_fields = fields
+    return result

@@ -17,7 +17,17 @@ raw, a space is `%20`). GET parameters go in the query string (`stp_addParameter
 brackets), POST parameters in an `application/x-www-form-urlencoded` body.
 
 Every request is recorded into conftest's SENT_CARD_DATA (URL and body) and SECRETS_SEEN
-(Authorization header and response body), as RecordingHTTPClient does for stripe-python."""
+(Authorization header and response body), as RecordingHTTPClient does for stripe-python.
+
+US bank accounts (issue 30) go through Financial Connections: `STPBankAccountCollector` creates a
+link account session for the sheet's setup intent, then the full Financial Connections SDK
+(`FinancialConnectionsSDKImplementation`) or FC Lite (`FCLiteImplementation`) synchronizes it,
+opens the hosted page (`manifest.hosted_auth_url`) in a browser (ASWebAuthenticationSession /
+WKWebView) and reads the session back (`session_receipt`, FC Lite's `complete`); the sheet then
+confirms the setup intent with `payment_method_data[us_bank_account][link_account_session]`.
+`collect_bank_account` plays that whole exchange, `BankPage` plays the browser on Purse's
+test-bank page; the `FC_SOURCES` part of `SOURCES` names the files read."""
+import html.parser
 import json
 import secrets
 import urllib.parse
@@ -34,6 +44,8 @@ RETURN_URL = "purse-example://stripe-redirect"  # CustomerSheet.Configuration.re
 APP_BUNDLE_ID = "com.example.purse"  # Bundle.main.bundleIdentifier -> `mobile_app_id`
 LOCALE = "en-US"  # Locale.current.toLanguageTag()
 SUPPORTED_TYPES = ["card", "us_bank_account", "sepa_debit"]  # CustomerSheet.supportedPaymentMethods
+# APIVersion.swift (StripeFinancialConnections): `financial_connections_client_api_beta=v\(apiVersion)`, apiVersion 1.
+FC_BETA = "financial_connections_client_api_beta=v1"
 
 # Where each reconstructed behaviour comes from: repository stripe/stripe-ios, path, commit (or
 # index file id when the index gave no commit for the newest version it holds).
@@ -137,6 +149,96 @@ SOURCES = {
     "CardExpiryDate": ("StripePaymentSheet/StripePaymentSheet/Source/Internal/API Bindings/VO/CardExpiryDate.swift",
                        "1febdd50296e57a0036a57e7ad7b9b75408bcad6"),
 }
+
+# Financial Connections (issue 30): the files behind the us_bank_account flow. The index holds no
+# full mirror of stripe-ios (the snapshot is over the fetch limit); where it gave a file version
+# without its commit, the index file id is given, as above.
+FC_SOURCES = {
+    "StripeJSONDecoder": ("StripeCore/StripeCore/Source/Coder/StripeJSONDecoder.swift",
+                          "d10d13b57283659c970a534ee676a38d4c842de0 (index id 1045519531)"),
+    "STPAPIClient.defaultHeaders": ("StripeCore/StripeCore/Source/API Bindings/STPAPIClient.swift "
+                                    "(`stripeVersion += \"; \\(beta)\"` per beta)",
+                                    "c57767ad4f123ff9f98a76fedbd96435fb3e20d0 (index id 360353927)"),
+    "STPAPIClient+LinkAccountSession": (
+        "StripePayments/StripePayments/Source/API Bindings/STPAPIClient+LinkAccountSession.swift",
+        "d6aec539708c9821f61f095642594b1b9ba6176d (index id 1049124954)"),
+    "LinkAccountSession": ("StripePayments/StripePayments/Source/API Bindings/Models/ACH/LinkAccountSession.swift",
+                           "66d2625442dc9a0be6257cb9c1b7473e8181c2b7 (index id 32987218102)"),
+    "CustomerAddPaymentMethodViewController": (
+        "StripePaymentSheet/.../CustomerSheet/CustomerAddPaymentMethodViewController.swift "
+        "(handleCollectBankAccount: hosted_surface=customer_sheet, returnURL: configuration.returnURL)",
+        "index id 1853013562"),
+    "STPBankAccountCollector": ("StripePayments/.../STPBankAccountCollector.swift (init(style:) -> STPAPIClient.shared)",
+                                "newest not in the index; STPBankAccountCollectorTests index id 58212332447"),
+    "FinancialConnectionsSDKAvailability": (
+        "StripePayments/StripePayments/Source/Internal/Helpers/ConnectionsSDKAvailability.swift",
+        "03f568398a69e154dd3f6b91bfa9e837b29c0335 (index id 56578359254)"),
+    "APIVersion.configureFinancialConnectionsAPIVersion": (
+        "StripeFinancialConnections/StripeFinancialConnections/Source/API Bindings/APIVersion.swift",
+        "11eb6e0a9301a16258fb648ed7cb92688ed43279 (index id 14656625513)"),
+    "FinancialConnectionsSDKImplementation": (
+        "StripeFinancialConnections/StripeFinancialConnections/Source/FinancialConnectionsSDKImplementation.swift",
+        "index id 1199056662"),
+    "FinancialConnectionsAsyncAPIClient": (
+        "StripeFinancialConnections/StripeFinancialConnections/Source/API Bindings/FinancialConnectionsAsyncAPIClient.swift",
+        "c57767ad4f123ff9f98a76fedbd96435fb3e20d0 (index id 878675811)"),
+    "FinancialConnectionsSynchronize": (
+        "StripeFinancialConnections/StripeFinancialConnections/Source/API Bindings/Models/FinancialConnectionsSynchronize.swift",
+        "eb7016c80334d7bb856bcd2eff7364fa58f14325 (index id 812650865)"),
+    "FinancialConnectionsSessionManifest": (
+        "StripeFinancialConnections/StripeFinancialConnections/Source/API Bindings/Models/"
+        "FinancialConnectionsSessionManifest.swift", "c57767ad4f123ff9f98a76fedbd96435fb3e20d0 (index id 592433961)"),
+    "StripeAPI.FinancialConnectionsSession": (
+        "StripeFinancialConnections/StripeFinancialConnections/Source/API Bindings/Models/FinancialConnectionsSession.swift",
+        "3f81185e485e2d01607543e494e725de66482a57 (index id 570376306)"),
+    "StripeAPI.FinancialConnectionsAccount": (
+        "StripeFinancialConnections/StripeFinancialConnections/Source/API Bindings/Models/FinancialConnectionsAccount.swift",
+        "4104058edb84fcfc87bdd961b3085c74fd9aaac8 (index id 873594194)"),
+    "FlowRouter": ("StripeFinancialConnections/StripeFinancialConnections/Source/Common/FlowRouter.swift",
+                   "c57767ad4f123ff9f98a76fedbd96435fb3e20d0 (index id 268611827)"),
+    "FinancialConnectionsWebFlowViewController": (
+        "StripeFinancialConnections/StripeFinancialConnections/Source/Web/FinancialConnectionsWebFlowViewController.swift",
+        "c57767ad4f123ff9f98a76fedbd96435fb3e20d0 (index id 945286287)"),
+    "AuthenticationSessionManager": (
+        "StripeFinancialConnections/StripeFinancialConnections/Source/Web/AuthenticationSessionManager.swift",
+        "c57767ad4f123ff9f98a76fedbd96435fb3e20d0 (index id 877766066)"),
+    "FinancialConnectionsSessionAPIFetcher": (
+        "StripeFinancialConnections/StripeFinancialConnections/Source/Web/FinancialConnectionsSessionFetcher.swift",
+        "54e44219beb39ff71dc04d7384b0bfff35e472b0 (index id 1134215691)"),
+    "HostedAuthUrlBuilder": ("StripeCore/.../HostedAuthUrlBuilder.swift",
+                             "index id 58384445845 (the version with hasExistingAccountholderToken)"),
+    "FCLiteAPIClient": (
+        "StripeFinancialConnectionsLite/StripeFinancialConnectionsLite/Source/API Client/FCLiteApiClient.swift",
+        "04295bb1deab580921b64b699f2b44bda23661e1 (index id 69451975453)"),
+    "FCLite.LinkAccountSessionManifest": (
+        "StripeFinancialConnectionsLite/StripeFinancialConnectionsLite/Source/Models/FCLiteManifest.swift",
+        "d6d91561bd3a5637895b2be45751e6d9031d72a6 (index id 56257130767)"),
+    "FCLite.FinancialConnectionsSession": (
+        "StripeFinancialConnectionsLite/StripeFinancialConnectionsLite/Source/Models/FCLiteSession.swift",
+        "d6d91561bd3a5637895b2be45751e6d9031d72a6 (index id 56604729012)"),
+    "FCLiteContainerViewController": (
+        "StripeFinancialConnectionsLite/StripeFinancialConnectionsLite/Source/Controllers/FCLiteContainerViewController.swift",
+        "17cfc756d67b6ac2779c40733fab61a7b060d1e2 (index id 58216938136)"),
+    "FCLiteAuthFlowViewController": (
+        "StripeFinancialConnectionsLite/StripeFinancialConnectionsLite/Source/Controllers/FCLiteAuthFlowViewController.swift",
+        "04e2e62560dc5d5687426bede660e4462edfa87a (index id 56172346382)"),
+    "URL.matchesSchemeHostAndPath": (
+        "StripeFinancialConnectionsLite/StripeFinancialConnectionsLite/Source/Helpers/URL+MatchesSchemeHostAndPath.swift",
+        "d6d91561bd3a5637895b2be45751e6d9031d72a6 (index id 56304513954)"),
+    "USBankAccountPaymentMethodElement": ("StripePaymentSheet/.../USBankAccountPaymentMethodElement.swift "
+                                          "(updateParams sets link_account_session)", "index id 408819556"),
+    "STPPaymentMethodUSBankAccountParams": (
+        "StripePayments/StripePayments/Source/API Bindings/Models/PaymentMethods/Types/STPPaymentMethodUSBankAccountParams.swift",
+        "2b382176e767c6d4b432b6a64ff9236a05697492 (index id 6470233078)"),
+    "STPPaymentMethodUSBankAccount": (
+        "StripePayments/.../Models/PaymentMethods/Types/STPPaymentMethodUSBankAccount.swift", "index id 37455794"),
+    "STPPaymentHandler+IntentStatus": (
+        "StripePayments/StripePayments/Source/PaymentHandler/STPPaymentHandler+IntentStatus.swift",
+        "5e5d6fb5d525d0c2a016ab27613fa4aa712fed6f (index id 14880839293)"),
+    "customerSheetSupportedPaymentMethodTypesForAdd": (
+        "StripePaymentSheet/.../CustomerSheet/CustomerSheet+PaymentMethodAvailability.swift", "index id 456354855"),
+}
+SOURCES.update(FC_SOURCES)
 
 
 def cite(symbol):
@@ -248,6 +350,9 @@ class SDKClient:
         self.product_usage = list(product_usage)
         self.log = []
         self.http = requests.Session()
+        # `STPAPIClient.betas` (a Set<String>): empty for CustomerSheet until the Financial
+        # Connections SDK inserts its beta (`configure_financial_connections_api_version`).
+        self.betas = set()
 
     @property
     def payment_user_agent(self):
@@ -262,7 +367,8 @@ class SDKClient:
             "Accept-Encoding": "gzip, deflate, br",
             "User-Agent": "PurseExample/1 CFNetwork/1568.200.51 Darwin/24.1.0",
             "X-Stripe-User-Agent": self.device.x_stripe_user_agent(),
-            "Stripe-Version": API_VERSION,
+            # `defaultHeaders`: `stripeVersion += "; \(beta)"` for each beta of the Set (one here).
+            "Stripe-Version": API_VERSION + "".join(f"; {beta}" for beta in sorted(self.betas)),
             "Authorization": "Bearer " + (key or self.publishable_key),
         }
         headers.update(extra or {})
@@ -440,6 +546,110 @@ class SDKClient:
         return self.post(f"elements/customers/{customer}/set_default_payment_method",
                          {"payment_method": payment_method}, key=api_key)
 
+    # Financial Connections (us_bank_account), issue 30
+
+    def configure_financial_connections_api_version(self):
+        """`APIVersion.configureFinancialConnectionsAPIVersion(apiClient:)` (APIVersion.swift @
+        11eb6e0a): `FinancialConnectionsSheet.init` and its `apiClient.didSet` insert
+        `financial_connections_client_api_beta=v1` into the betas of the client they are given,
+        which for PaymentSheet and CustomerSheet is `STPAPIClient.shared` (the
+        `STPBankAccountCollector` is built without a client) — the same client the sheet uses by
+        default — and nothing ever removes it: every later request of the app carries
+        `Stripe-Version: 2020-08-27; financial_connections_client_api_beta=v1`. FC Lite inserts
+        nothing."""
+        self.betas.add(FC_BETA)
+
+    def create_link_account_session(self, client_secret, name, email, hosted_surface="customer_sheet", link_mode=None,
+                                    extra=None):
+        """`STPAPIClient.createLinkAccountSession(setupIntentID:clientSecret:paymentMethodType:
+        customerName:customerEmailAddress:linkMode:additionalParameters:)` ->
+        `linkAccountSessions(endpoint:...)` (STPAPIClient+LinkAccountSession.swift @ d6aec539):
+        `POST /v1/setup_intents/{id}/link_account_sessions` through the legacy
+        `APIRequest<LinkAccountSession>.post`. The parameters are a flat dictionary whose keys
+        already hold brackets (`"payment_method_data[billing_details][name]"`), so URLEncoder
+        percent-encodes those brackets as it does any top-level key
+        (`payment_method_data%5Bbilling_details%5D%5Bname%5D=...`). `additionalParameters` is
+        `["hosted_surface": "customer_sheet"]` from CustomerSheet
+        (`CustomerAddPaymentMethodViewController.handleCollectBankAccount`); because it holds
+        `hosted_surface`, `link_mode` is added: the elements session context's link mode, else
+        `LINK_DISABLED` (CustomerSheet has none). `extra` stands for other additional parameters."""
+        params = dict(extra or {})
+        if hosted_surface is not None:
+            params["hosted_surface"] = hosted_surface
+        params["client_secret"] = client_secret
+        params["payment_method_data[type]"] = "us_bank_account"
+        if name is not None:
+            params["payment_method_data[billing_details][name]"] = name
+        if email is not None:
+            params["payment_method_data[billing_details][email]"] = email
+        if "hosted_surface" in params:
+            params["link_mode"] = link_mode or "LINK_DISABLED"
+        return self.post(f"setup_intents/{setup_intent_id(client_secret)}/link_account_sessions", params)
+
+    def synchronize(self, client_secret, return_url=RETURN_URL, initial=True, supports_app_verification=True,
+                    extra=None):
+        """`FinancialConnectionsAsyncAPIClient.synchronize(clientSecret:returnURL:initialSynchronize:)`
+        (@ c57767ad), sent by `HostViewController.getManifest` with `initialSynchronize: true`:
+        `expand[0]=manifest.active_auth_session`, `client_secret`, `locale`,
+        `mobile[fullscreen|hide_close_button|forced_authflow_version=v3]`, `mobile[app_return_url]`
+        (the sheet's `configuration.returnURL`, passed through `collectBankAccountForSetup`), and on
+        the initial synchronize `mobile[supports_app_verification]` (`stripeAttest.isSupported`) and
+        `mobile[verified_app_id]` (`Bundle.main.bundleIdentifier`). Modern `STPAPIClient.post`:
+        same headers and URLEncoder body as the legacy requests."""
+        mobile = {"fullscreen": True, "hide_close_button": True, "forced_authflow_version": "v3",
+                  "app_return_url": return_url}
+        if initial:
+            mobile["supports_app_verification"] = supports_app_verification
+            mobile["verified_app_id"] = APP_BUNDLE_ID
+        params = {"expand": ["manifest.active_auth_session"], "client_secret": client_secret, "locale": LOCALE,
+                  "mobile": mobile}
+        return self.post("financial_connections/sessions/synchronize", _merged(params, extra))
+
+    def synchronize_lite(self, client_secret, return_url=RETURN_URL, extra=None):
+        """`FCLiteAPIClient.synchronize(clientSecret:returnUrl:canUseNativeLink:
+        secureWebviewFeatureFlagEnabled:preCollectedConsent:)` (FCLiteApiClient.swift @ 04295bb1),
+        from `FCLiteContainerViewController.fetchManifest`: `client_secret`,
+        `mobile[fullscreen]=true`, `mobile[mobile_sdk_type]=FC_LITE`, `mobile[app_return_url]` (a
+        URL, written as its absolute string); `mobile[use_secure_webview_if_necessary]` only with a
+        debug UserDefaults flag, `pre_collected_consent[...]` only when given (neither here)."""
+        params = {"client_secret": client_secret,
+                  "mobile": {"fullscreen": True, "mobile_sdk_type": "FC_LITE", "app_return_url": return_url}}
+        return self.post("financial_connections/sessions/synchronize", _merged(params, extra))
+
+    def session_receipt(self, client_secret, extra=None):
+        """`fetchFinancialConnectionsSession(clientSecret:)` (FinancialConnectionsAsyncAPIClient @
+        c57767ad, through `FinancialConnectionsSessionAPIFetcher.fetchSession`) and
+        `FCLiteAPIClient.sessionReceipt`: `GET /v1/link_account_sessions/session_receipt?client_secret=...`."""
+        return self.get("link_account_sessions/session_receipt", _merged({"client_secret": client_secret}, extra))
+
+    def list_accounts(self, client_secret, starting_after=None, extra=None):
+        """`fetchFinancialConnectionsAccounts(clientSecret:startingAfterAccountId:)` (@ c57767ad), which
+        `FinancialConnectionsAccountAPIFetcher` calls while the receipt's `accounts.has_more` is true:
+        `GET /v1/link_account_sessions/list_accounts?client_secret=...[&starting_after=fca_...]`."""
+        params = {"client_secret": client_secret}
+        if starting_after is not None:
+            params["starting_after"] = starting_after
+        return self.get("link_account_sessions/list_accounts", _merged(params, extra))
+
+    def complete_session(self, client_secret, extra=None):
+        """`FCLiteAPIClient.complete(clientSecret:)` (@ 04295bb1): FC Lite's
+        `POST /v1/link_account_sessions/complete` when the customer closed the sheet outside the
+        web view (`FCLiteContainerViewController.fetchSessionAndComplete`, `.cancelledOutsideWebView`).
+        The full SDK never sends it."""
+        return self.post("link_account_sessions/complete", _merged({"client_secret": client_secret}, extra))
+
+
+def _merged(params, extra):
+    """`params` with `extra` merged in (nested dictionaries merged key by key): the unknown
+    parameters a newer SDK would add."""
+    result = dict(params)
+    for key, value in (extra or {}).items():
+        if isinstance(value, dict) and isinstance(result.get(key), dict):
+            result[key] = _merged(result[key], value)
+        else:
+            result[key] = value
+    return result
+
 
 def setup_intent_id(client_secret):
     """`STPSetupIntent.id(fromClientSecret:)`: the part before `_secret_`."""
@@ -578,6 +788,40 @@ def decode_payment_method(document, where=""):
                 dropped.append(f"{where}card.{key} (wrong type)")
     if clean.get("type") is not None and not _is_str(clean.get("type")):
         dropped.append(f"{where}type (not a string: the type becomes unknown)")
+    bank = clean.get("us_bank_account")
+    if bank is not None:
+        try:
+            dropped += decode_us_bank_account(bank, where=f"{where}us_bank_account.").dropped
+        except DecodeError as error:
+            dropped += [f"{problem} (STPPaymentMethodUSBankAccount is nil: no bank details shown)"
+                        for problem in error.problems]
+    return Decoded(document, dropped)
+
+
+def decode_us_bank_account(document, where="us_bank_account."):
+    """`STPPaymentMethodUSBankAccount.decodedObject(fromAPIResponse:)` (index id 37455794): nil
+    unless `account_holder_type`, `account_type`, `bank_name`, `fingerprint`, `last4` and
+    `routing_number` are all strings; `account_holder_type` other than individual/company and
+    `account_type` other than checking/savings become `.unknown` (recorded as dropped);
+    `financial_connections_account` (string) is `linkedAccount`; `networks` is kept only when
+    `networks.supported` is a string array (`preferred` a string or absent)."""
+    if not isinstance(document, dict):
+        raise DecodeError("STPPaymentMethodUSBankAccount", [f"{where}: must be an object"], document)
+    problems, dropped = [], []
+    for key in ("account_holder_type", "account_type", "bank_name", "fingerprint", "last4", "routing_number"):
+        _require(document, key, _is_str, "a string", problems, where)
+    if problems:
+        raise DecodeError("STPPaymentMethodUSBankAccount", problems, document)
+    if document["account_holder_type"].lower() not in ("individual", "company"):
+        dropped.append(f"{where}account_holder_type ({document['account_holder_type']!r} is .unknown)")
+    if document["account_type"].lower() not in ("checking", "savings"):
+        dropped.append(f"{where}account_type ({document['account_type']!r} is .unknown)")
+    linked = document.get("financial_connections_account")
+    if linked is not None and not _is_str(linked):
+        dropped.append(f"{where}financial_connections_account (not a string: linkedAccount is nil)")
+    networks = document.get("networks")
+    if networks is not None and not (isinstance(networks, dict) and _is_str_list(networks.get("supported"))):
+        dropped.append(f"{where}networks (needs supported: [String]; networks is nil)")
     return Decoded(document, dropped)
 
 
@@ -1141,5 +1385,854 @@ def sepa_debit_payment_method_data(sheet, iban, name="Jenny Rosen", email="jenny
             "name": name, "email": email,
             "address": {"line1": "Unter den Linden 1", "city": "Berlin", "postal_code": "10117", "country": "DE"},
         },
+        "allow_redisplay": "always" if sheet.integration == "session" else "unspecified",
+    }
+
+
+# Financial Connections: the us_bank_account flow (issue 30)
+#
+# Decoding rules (StripeJSONDecoder.swift, index id 1045519531): a Swift property `fooBar` is read
+# from the JSON key `foo_bar`; a non-optional property whose key is missing or whose value is
+# null or of another type fails the whole decode (modern STPAPIClient then tries the error
+# envelope, and the step fails); an optional one is nil when missing or null and fails the decode
+# when of another type; a `SafeEnumCodable` enum turns an unknown (or null) value into
+# `.unparsable` without failing, but the key of a non-optional one must be there. Unknown keys are
+# ignored. `try? container.decode(T.self, forKey:)` of a null value calls `T.init(from:)` on the
+# null (StripeJSONDecoder's `castFromNSObject` default case): for
+# `FinancialConnectionsSession.PaymentAccount`, whose init swallows its members' failures, a null
+# `payment_account` is `.unparsable`, not nil.
+
+
+def _present(document, key):
+    return isinstance(document, dict) and document.get(key) is not None
+
+
+def _json_required(document, key, check, kind, problems, where=""):
+    """A non-optional property: the key must be there, not null, and of the type."""
+    return _require(document, key, check, kind, problems, where)
+
+
+def _json_optional(document, key, check, kind, problems, where=""):
+    """An optional property: missing or null is nil; any other value must be of the type."""
+    if not _present(document, key):
+        return None
+    if not check(document[key]):
+        problems.append(f"{where}{key}: must be {kind} or null (got {json.dumps(document[key])[:80]})")
+        return None
+    return document[key]
+
+
+def _safe_enum(document, key, values, problems, dropped, where="", required=True):
+    """A `SafeEnumCodable` property: a required key must be present (a missing one fails the
+    decode); an unknown or null value is `.unparsable` (recorded as dropped)."""
+    if not isinstance(document, dict) or key not in document:
+        if required:
+            problems.append(f"{where}{key}: must be present (one of {sorted(values)})")
+        return None
+    value = document[key]
+    if value is None and not required:
+        return None
+    if value not in values:
+        dropped.append(f"{where}{key} ({json.dumps(value)[:60]} is .unparsable; known: {sorted(values)})")
+    return value
+
+
+def _is_object(value):
+    return isinstance(value, dict)
+
+
+def _is_bool_map(value):
+    return isinstance(value, dict) and all(_is_bool(v) for v in value.values())
+
+
+def _is_str_map(value):
+    return isinstance(value, dict) and all(_is_str(v) for v in value.values())
+
+
+def decode_link_account_session(document):
+    """`LinkAccountSession.decodedObject(fromAPIResponse:)` (LinkAccountSession.swift @ 66d26254),
+    what `POST /v1/setup_intents/{id}/link_account_sessions` answers: `id` (string), `livemode`
+    (bool) and `client_secret` (string) or nil ("failed to parse"). The `client_secret` is what
+    every Financial Connections request then sends; `id` becomes the payment method's
+    `us_bank_account[link_account_session]` (through the manifest's and the receipt's `id`)."""
+    problems = []
+    if not isinstance(document, dict):
+        raise DecodeError("LinkAccountSession", ["the answer must be an object"], document)
+    _require(document, "id", _is_str, "a string", problems)
+    _require(document, "livemode", _is_bool, "a bool", problems)
+    _require(document, "client_secret", _is_str, "a string", problems)
+    if problems:
+        raise DecodeError("LinkAccountSession", problems, document)
+    return Decoded(document)
+
+
+MANIFEST_BOOLS = ("allow_manual_entry", "consent_required", "custom_manual_entry_handling", "disable_link_more_accounts",
+                  "instant_verification_disabled", "institution_search_disabled", "livemode",
+                  "manual_entry_uses_microdeposits", "single_account")
+MANIFEST_STRINGS = ("id", "product")
+# The 14 non-optional properties of FinancialConnectionsSessionManifest (@ c57767ad).
+MANIFEST_REQUIRED = MANIFEST_BOOLS + MANIFEST_STRINGS + ("manual_entry_mode", "next_pane", "permissions")
+NEXT_PANES = {"account_picker", "attach_linked_payment_account", "auth_options", "bank_auth_repair", "consent",
+              "id_consent_content", "institution_picker", "link_account_picker", "link_consent", "link_login",
+              "manual_entry", "manual_entry_success", "networking_link_login_warmup", "networking_link_signup_pane",
+              "networking_link_step_up_verification", "networking_link_verification",
+              "networking_save_to_link_verification", "partner_auth", "success", "unexpected_error", "reset_flow",
+              "terminal_error"}
+MANUAL_ENTRY_MODES = {"automatic", "custom"}
+FC_PERMISSIONS = {"balances", "ownership", "payment_method", "transactions", "account_numbers"}
+MANIFEST_OPTIONAL_STRINGS = ("accountholder_customer_email_address", "accountholder_phone_number",
+                             "accountholder_token", "assignment_event_id", "business_name", "cancel_url",
+                             "consent_acquired_at", "hosted_auth_url", "success_url")
+MANIFEST_OPTIONAL_BOOLS = ("accountholder_is_link_consumer", "app_verification_enabled", "is_end_user_facing",
+                           "is_link_with_stripe", "is_networking_user_flow", "is_stripe_direct", "skip_success_pane",
+                           "step_up_authentication_required")
+# Optional objects with required fields of their own (FinancialConnectionsAuthSession,
+# FinancialConnectionsInstitution, DisplayText) that a Purse without auth sessions or institutions
+# has no business sending: held to null here, so that a half-filled one is noticed.
+MANIFEST_NULL_OBJECTS = ("active_auth_session", "active_institution", "initial_institution")
+
+
+def decode_fc_manifest(document, where="manifest."):
+    """`FinancialConnectionsSessionManifest` (@ c57767ad) as StripeJSONDecoder decodes it: the 14
+    non-optional properties (`allow_manual_entry`, `consent_required`,
+    `custom_manual_entry_handling`, `disable_link_more_accounts`, `id`,
+    `instant_verification_disabled`, `institution_search_disabled`, `livemode`,
+    `manual_entry_mode`, `manual_entry_uses_microdeposits`, `next_pane`, `permissions`,
+    `product`, `single_account`) must be there with their types (the three enums may hold unknown
+    values, which become `.unparsable`); the optional ones, when not null, must have theirs
+    (`features` [String: Bool], `experiment_assignments` [String: String], the URLs strings, ...)."""
+    problems, dropped = [], []
+    if not isinstance(document, dict):
+        raise DecodeError("FinancialConnectionsSessionManifest", [f"{where}: must be an object"], document)
+    for key in MANIFEST_BOOLS:
+        _json_required(document, key, _is_bool, "a bool", problems, where)
+    for key in MANIFEST_STRINGS:
+        _json_required(document, key, _is_str, "a string", problems, where)
+    _safe_enum(document, "manual_entry_mode", MANUAL_ENTRY_MODES, problems, dropped, where)
+    _safe_enum(document, "next_pane", NEXT_PANES, problems, dropped, where)
+    permissions = _json_required(document, "permissions", lambda v: isinstance(v, list), "an array", problems, where)
+    for index, permission in enumerate(permissions or []):
+        if permission not in FC_PERMISSIONS:
+            dropped.append(f"{where}permissions[{index}] ({json.dumps(permission)[:40]} is .unparsable)")
+    for key in MANIFEST_OPTIONAL_STRINGS:
+        _json_optional(document, key, _is_str, "a string", problems, where)
+    for key in MANIFEST_OPTIONAL_BOOLS:
+        _json_optional(document, key, _is_bool, "a bool", problems, where)
+    _json_optional(document, "features", _is_bool_map, "a [String: Bool] object", problems, where)
+    _json_optional(document, "experiment_assignments", _is_str_map, "a [String: String] object", problems, where)
+    _json_optional(document, "display_text", _is_object, "an object", problems, where)
+    for key, values in (("theme", {"light", "dashboard_light", "link_light"}),
+                        ("account_disconnection_method", {"dashboard", "support", "email", "link"}),
+                        ("payment_method_type", {"us_bank_account", "link"})):
+        _safe_enum(document, key, values, problems, dropped, where, required=False)
+    for key in MANIFEST_NULL_OBJECTS:
+        if _present(document, key):
+            problems.append(f"{where}{key}: must be null or absent (its decoder needs fields Purse does not have)")
+    if problems:
+        raise DecodeError("FinancialConnectionsSessionManifest", problems, document)
+    return Decoded(document, dropped)
+
+
+def decode_synchronize(document):
+    """`FinancialConnectionsSynchronize` (FinancialConnectionsSynchronize.swift @ eb7016c8), what
+    the full SDK's synchronize decodes: `manifest` (above) and `visual` are required —
+    `visual.reduced_branding` (bool), `visual.merchant_logo` ([String]) and
+    `visual.reduce_manual_entry_prominence_in_errors` (bool) all three; `text` is optional (its
+    panes have required fields of their own: held to null here)."""
+    if not isinstance(document, dict):
+        raise DecodeError("FinancialConnectionsSynchronize", ["the answer must be an object"], document)
+    problems = []
+    manifest = _json_required(document, "manifest", _is_object, "an object", problems)
+    visual = _json_required(document, "visual", _is_object, "an object", problems)
+    if isinstance(visual, dict):
+        _json_required(visual, "reduced_branding", _is_bool, "a bool", problems, "visual.")
+        _json_required(visual, "merchant_logo", _is_str_list, "an array of strings", problems, "visual.")
+        _json_required(visual, "reduce_manual_entry_prominence_in_errors", _is_bool, "a bool", problems, "visual.")
+    text = _json_optional(document, "text", _is_object, "an object", problems)
+    if isinstance(text, dict) and any(v is not None for v in text.values()):
+        problems.append("text: its panes must be null (each pane's decoder needs its own fields)")
+    if problems:
+        raise DecodeError("FinancialConnectionsSynchronize", problems, document)
+    decoded = Decoded(document)
+    decoded.manifest = decode_fc_manifest(manifest)
+    decoded.dropped += decoded.manifest.dropped
+    return decoded
+
+
+def flow_of(manifest):
+    """`FlowRouter.flow` (@ c57767ad): `product == "instant_debits"` is the instant-debits flow
+    (native unless killswitched); any other product is Financial Connections, native only when
+    `features["bank_connections_mobile_native_version_killswitch"] == false` AND
+    `experiment_assignments["connections_mobile_native"] == "treatment"`; a missing `features`, a
+    missing killswitch key or `true` is the killswitch: the web flow."""
+    features = manifest.get("features")
+    killswitch = True if not isinstance(features, dict) else features.get(
+        "bank_connections_mobile_native_version_killswitch", True)
+    if manifest.get("product") == "instant_debits":
+        return "web_instant_debits" if killswitch else "native_instant_debits"
+    treatment = (manifest.get("experiment_assignments") or {}).get("connections_mobile_native") == "treatment"
+    return "native_financial_connections" if (not killswitch and treatment) else "web_financial_connections"
+
+
+def decode_synchronize_lite(document):
+    """FC Lite's `SynchronizePayload` / `LinkAccountSessionManifest` (FCLiteManifest.swift @
+    d6d91561): `manifest` with `id` (string), `hosted_auth_url`, `success_url`, `cancel_url`
+    (URLs: `URL(string:)` must accept them), `product` (string) and
+    `manual_entry_uses_microdeposits` (bool) required; `accountholder_token` optional."""
+    if not isinstance(document, dict):
+        raise DecodeError("FCLite.LinkAccountSessionManifest", ["the answer must be an object"], document)
+    problems = []
+    manifest = _json_required(document, "manifest", _is_object, "an object", problems)
+    if isinstance(manifest, dict):
+        _json_required(manifest, "id", _is_str, "a string", problems, "manifest.")
+        for key in ("hosted_auth_url", "success_url", "cancel_url"):
+            _json_required(manifest, key, _is_url, "a URL string", problems, "manifest.")
+        _json_required(manifest, "product", _is_str, "a string", problems, "manifest.")
+        _json_required(manifest, "manual_entry_uses_microdeposits", _is_bool, "a bool", problems, "manifest.")
+        _json_optional(manifest, "accountholder_token", _is_str, "a string", problems, "manifest.")
+    if problems:
+        raise DecodeError("FCLite.LinkAccountSessionManifest", problems, document)
+    decoded = Decoded(document)
+    decoded.manifest = Decoded(manifest)
+    return decoded
+
+
+FC_ACCOUNT_CATEGORIES = {"cash", "credit", "investment", "other"}
+FC_ACCOUNT_STATUSES = {"active", "disconnected", "inactive"}
+FC_ACCOUNT_SUBCATEGORIES = {"checking", "credit_card", "line_of_credit", "mortgage", "other", "savings"}
+FC_PAYMENT_METHOD_TYPES = {"link", "us_bank_account"}
+
+
+def decode_fc_account(document, where=""):
+    """`StripeAPI.FinancialConnectionsAccount` (FinancialConnectionsAccount.swift @ 4104058e):
+    required `id`, `object`, `institution_name` (strings), `livemode` (bool), `created` (Int),
+    `category` (cash|credit|investment|other), `status` (active|disconnected|inactive),
+    `subcategory` (checking|credit_card|line_of_credit|mortgage|other|savings) and
+    `supported_payment_method_types` ([us_bank_account|link]); optional `display_name`, `last4`,
+    `ownership` (strings), `permissions`; `balance`, `balance_refresh`, `ownership_refresh` have
+    required fields of their own (held to null here)."""
+    problems, dropped = [], []
+    if not isinstance(document, dict):
+        raise DecodeError("StripeAPI.FinancialConnectionsAccount", [f"{where}: must be an object"], document)
+    for key in ("id", "object", "institution_name"):
+        _json_required(document, key, _is_str, "a string", problems, where)
+    _json_required(document, "livemode", _is_bool, "a bool", problems, where)
+    _json_required(document, "created", _is_int, "an integer", problems, where)
+    _safe_enum(document, "category", FC_ACCOUNT_CATEGORIES, problems, dropped, where)
+    _safe_enum(document, "status", FC_ACCOUNT_STATUSES, problems, dropped, where)
+    _safe_enum(document, "subcategory", FC_ACCOUNT_SUBCATEGORIES, problems, dropped, where)
+    kinds = _json_required(document, "supported_payment_method_types", lambda v: isinstance(v, list), "an array",
+                           problems, where)
+    for index, kind in enumerate(kinds or []):
+        if kind not in FC_PAYMENT_METHOD_TYPES:
+            dropped.append(f"{where}supported_payment_method_types[{index}] ({json.dumps(kind)[:40]} is .unparsable)")
+    for key in ("display_name", "last4", "ownership"):
+        _json_optional(document, key, _is_str, "a string", problems, where)
+    permissions = _json_optional(document, "permissions", lambda v: isinstance(v, list), "an array", problems, where)
+    for index, permission in enumerate(permissions or []):
+        if permission not in FC_PERMISSIONS:
+            dropped.append(f"{where}permissions[{index}] ({json.dumps(permission)[:40]} is .unparsable)")
+    for key in ("balance", "balance_refresh", "ownership_refresh"):
+        if _present(document, key):
+            problems.append(f"{where}{key}: must be null (its decoder needs fields Purse does not have)")
+    if problems:
+        raise DecodeError("StripeAPI.FinancialConnectionsAccount", problems, document)
+    return Decoded(document, dropped)
+
+
+def decode_fc_account_list(document, where=""):
+    """`StripeAPI.FinancialConnectionsSession.AccountList`: `data` ([FinancialConnectionsAccount];
+    one account that does not decode fails the whole list) and `has_more` (bool), both required.
+    Also what `GET /v1/link_account_sessions/list_accounts` answers."""
+    problems = []
+    if not isinstance(document, dict):
+        raise DecodeError("StripeAPI.FinancialConnectionsSession", [f"{where}: must be an object"], document)
+    data = _json_required(document, "data", lambda v: isinstance(v, list), "an array", problems, where)
+    _json_required(document, "has_more", _is_bool, "a bool", problems, where)
+    if problems:
+        raise DecodeError("StripeAPI.FinancialConnectionsSession", problems, document)
+    decoded = Decoded(document)
+    decoded.accounts = []
+    for index, account in enumerate(data):
+        item = decode_fc_account(account, where=f"{where}data[{index}].")
+        decoded.accounts.append(item)
+        decoded.dropped += item.dropped
+    return decoded
+
+
+SESSION_STATUSES = {"pending", "succeeded", "failed", "cancelled"}
+
+
+def _payment_account_union(value, bank_account_fields):
+    """`PaymentAccount.init(from:)`: first a whole account, else a bank account, else
+    `.unparsable` — also for a null value (see the decoding rules above)."""
+    try:
+        return "linked_account", decode_fc_account(value, where="payment_account.")
+    except DecodeError:
+        pass
+    if isinstance(value, dict) and all(check(value.get(key)) if required else
+                                       (value.get(key) is None or check(value.get(key)))
+                                       for key, check, required in bank_account_fields):
+        return "bank_account", Decoded(value)
+    return "unparsable", None
+
+
+FULL_BANK_ACCOUNT_FIELDS = (("id", _is_str, True), ("last4", _is_str, True), ("bank_name", _is_str, False),
+                            ("routing_number", _is_str, False))
+
+
+def decode_fc_session(document):
+    """`StripeAPI.FinancialConnectionsSession` (FinancialConnectionsSession.swift @ 3f81185e), what
+    the full SDK decodes from `session_receipt`: `client_secret`, `id` (strings), `livemode`
+    (bool) and `accounts` (an AccountList; the legacy key `linked_accounts` is tried when
+    `accounts` fails) are required. `payment_account` is `try?`: missing is nil, anything else
+    goes through `PaymentAccount.init`, which gives `.linkedAccount` (a whole
+    FinancialConnectionsAccount), `.bankAccount` ({id, last4} strings) or `.unparsable` — a null
+    value included. `status` (pending|succeeded|failed|cancelled) and `status_details.cancelled.reason`
+    (other|custom_manual_entry) are `try?` too. The decoded object carries `payment_account_kind`
+    (None, "linked_account", "bank_account" or "unparsable") and `payment_account_value`."""
+    if not isinstance(document, dict):
+        raise DecodeError("StripeAPI.FinancialConnectionsSession", ["the answer must be an object"], document)
+    problems = []
+    _json_required(document, "client_secret", _is_str, "a string", problems)
+    _json_required(document, "id", _is_str, "a string", problems)
+    _json_required(document, "livemode", _is_bool, "a bool", problems)
+    accounts, failures = None, []
+    for key in ("accounts", "linked_accounts"):
+        try:
+            accounts = decode_fc_account_list(document.get(key), where=f"{key}.")
+            break
+        except DecodeError as error:
+            failures.append(error.problems if key == "accounts" or key in document else [f"{key}: missing too"])
+    if accounts is None:
+        problems += [problem for failure in failures for problem in failure]
+    if problems:
+        raise DecodeError("StripeAPI.FinancialConnectionsSession", problems, document)
+    decoded = Decoded(document, accounts.dropped)
+    decoded.accounts = accounts
+    if "payment_account" in document:
+        decoded.payment_account_kind, decoded.payment_account_value = _payment_account_union(
+            document["payment_account"], FULL_BANK_ACCOUNT_FIELDS)
+        if decoded.payment_account_value is not None:
+            decoded.dropped += decoded.payment_account_value.dropped
+    else:
+        decoded.payment_account_kind, decoded.payment_account_value = None, None
+    status = document.get("status")
+    decoded.status = status if status in SESSION_STATUSES else None
+    details = document.get("status_details")
+    cancelled = details.get("cancelled") if isinstance(details, dict) else None
+    reason = cancelled.get("reason") if isinstance(cancelled, dict) else None
+    decoded.cancelled_reason = reason if reason in ("other", "custom_manual_entry") else (
+        "unparsable" if isinstance(cancelled, dict) else None)
+    decoded.has_bank_account_token = document.get("bank_account_token") is not None
+    return decoded
+
+
+LITE_LINKED_ACCOUNT_FIELDS = (("id", _is_str, True), ("institution_name", _is_str, True),
+                              ("display_name", _is_str, False), ("last4", _is_str, False))
+
+
+def decode_fc_session_lite(document):
+    """FC Lite's `FinancialConnectionsSession` (FCLiteSession.swift @ d6d91561), from
+    `session_receipt` and `complete`: `id` (string) required; `payment_account` optional (null or
+    missing is nil), else `.linkedAccount` ({id, institution_name} strings; display_name, last4),
+    `.bankAccount` ({id, last4}) or `.unparsable`."""
+    if not isinstance(document, dict):
+        raise DecodeError("FCLite.FinancialConnectionsSession", ["the answer must be an object"], document)
+    problems = []
+    _json_required(document, "id", _is_str, "a string", problems)
+    if problems:
+        raise DecodeError("FCLite.FinancialConnectionsSession", problems, document)
+    decoded = Decoded(document)
+    value = document.get("payment_account")
+    if value is None:
+        decoded.payment_account_kind, decoded.payment_account_value = None, None
+    else:
+        fields = LITE_LINKED_ACCOUNT_FIELDS
+        if isinstance(value, dict) and all(check(value.get(key)) if required else
+                                           (value.get(key) is None or check(value.get(key)))
+                                           for key, check, required in fields):
+            decoded.payment_account_kind, decoded.payment_account_value = "linked_account", Decoded(value)
+        else:
+            if isinstance(value, dict) and all(check(value.get(key)) if required else
+                                               (value.get(key) is None or check(value.get(key)))
+                                               for key, check, required in FULL_BANK_ACCOUNT_FIELDS):
+                decoded.payment_account_kind, decoded.payment_account_value = "bank_account", Decoded(value)
+            else:
+                decoded.payment_account_kind, decoded.payment_account_value = "unparsable", None
+    return decoded
+
+
+def linked_bank_of(session, manual_entry_uses_microdeposits):
+    """`FinancialConnectionsLinkedBank` as `FinancialConnectionsSDKImplementation.linkedBankFor` and
+    `FCLiteContainerViewController.linkedBankFor` build it: `sessionId` = the session's `id`,
+    `accountId` = the payment account's `id`; a linked account gives its `display_name`,
+    `institution_name`, `last4` and is instantly verified; a bank account gives `bank_name` twice,
+    `last4`, and is instantly verified unless the manifest says manual entry uses microdeposits.
+    None for no or an unparsable payment account."""
+    kind, value = session.payment_account_kind, session.payment_account_value
+    if kind == "linked_account":
+        return {"session_id": session["id"], "account_id": value["id"], "display_name": value.get("display_name"),
+                "bank_name": value["institution_name"], "last4": value.get("last4"), "instantly_verified": True}
+    if kind == "bank_account":
+        return {"session_id": session["id"], "account_id": value["id"], "display_name": value.get("bank_name"),
+                "bank_name": value.get("bank_name"), "last4": value["last4"],
+                "instantly_verified": not manual_entry_uses_microdeposits}
+    return None
+
+
+# The hosted page
+
+
+def hosted_auth_url_for(hosted_auth_url, email=None, phone=None, phone_country=None, allow_redisplay=None,
+                        additional_query_parameters=None):
+    """`HostedAuthUrlBuilder.build` (index id 58384445845) for a product other than instant debits:
+    the parameters (`additional…`, then the prefill `email=`, `linkMobilePhone=`,
+    `linkMobilePhoneCountry=`, then `launched_by=ios_sdk`, then `allow_redisplay=`) joined with
+    `&`, percent-encoded with `.urlHostAllowed` (so `@` is `%40`, `&` and `=` stay), and appended
+    to the manifest's URL with a literal `&` (none when it already ends with `&`): the URL must
+    already have its `?`."""
+    parameters = []
+    if additional_query_parameters:
+        parameters.append(additional_query_parameters)
+    if email:
+        parameters.append(f"email={email}")
+    if phone:
+        parameters.append(f"linkMobilePhone={phone}")
+    if phone_country:
+        parameters.append(f"linkMobilePhoneCountry={phone_country}")
+    parameters.append("launched_by=ios_sdk")
+    if allow_redisplay:
+        parameters.append(f"allow_redisplay={allow_redisplay}")
+    joined = urllib.parse.quote("&".join(parameters), safe="!$&'()*+,;=:[]")
+    joiner = "" if hosted_auth_url.endswith("&") or joined.startswith("&") else "&"
+    return hosted_auth_url + joiner + joined
+
+
+def _matches_scheme_host_and_path(url, other):
+    """`URL.matchesSchemeHostAndPath(of:)` (AuthenticationSessionManager.swift @ c57767ad,
+    URL+MatchesSchemeHostAndPath.swift @ d6d91561): scheme, host and path equal; query ignored."""
+    if not (isinstance(url, str) and isinstance(other, str)):
+        return False
+    a, b = urllib.parse.urlsplit(url), urllib.parse.urlsplit(other)
+    return (a.scheme, a.hostname, a.path) == (b.scheme, b.hostname, b.path)
+
+
+NATIVE_REDIRECT_PREFIX = "stripe-auth://native-redirect/"  # String+Extensions.swift, hasNativeRedirectPrefix
+
+
+def web_result_full(location, manifest):
+    """What `AuthenticationSessionManager.start` makes of the page's redirect. The
+    ASWebAuthenticationSession was opened with `callbackURLScheme` = the scheme of `success_url`:
+    a navigation to any other scheme is not handed back (the browser follows it and the customer
+    is left on whatever loads), so it is `"no_callback"`. A URL with that scheme matching
+    `success_url` by scheme, host and path is `"success"`, `cancel_url` `"web_cancelled"`, the
+    native-redirect prefix `"redirect"`, anything else the failure "Nil return URL"."""
+    success_url = manifest.get("success_url")
+    if not success_url:
+        return "failed: NULL `successUrl`"
+    if not location or urllib.parse.urlsplit(location).scheme != urllib.parse.urlsplit(success_url).scheme:
+        return "no_callback"
+    if _matches_scheme_host_and_path(location, success_url):
+        return "success"
+    if _matches_scheme_host_and_path(location, manifest.get("cancel_url")):
+        return "web_cancelled"
+    if location.startswith(NATIVE_REDIRECT_PREFIX):
+        return "redirect"
+    return "failed: Nil return URL"
+
+
+def web_result_lite(location, manifest):
+    """`FCLiteAuthFlowViewController.webView(_:decidePolicyFor:)` (@ 04e2e625): every navigation
+    of the WKWebView is checked: `success_url` by scheme, host and path is `"success"`,
+    `cancel_url` `"cancelled_within_webview"`; anything else is allowed to load
+    (`"navigates"`: the flow goes on in the web view)."""
+    if _matches_scheme_host_and_path(location, manifest.get("success_url")):
+        return "success"
+    if _matches_scheme_host_and_path(location, manifest.get("cancel_url")):
+        return "cancelled_within_webview"
+    return "navigates"
+
+
+SAFARI_USER_AGENT = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 "
+                     "(KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1")
+
+
+class _PageParser(html.parser.HTMLParser):
+    """Forms and their controls in document order, element ids, and the page's text."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.forms = []
+        self.ids = set()
+        self.text = []
+        self._form = None
+        self._select = None
+        self._option = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        if tag == "form":
+            self._form = {"method": (attrs.get("method") or "get").lower(), "action": attrs.get("action"),
+                          "enctype": (attrs.get("enctype") or "application/x-www-form-urlencoded").lower(),
+                          "controls": []}
+            self.forms.append(self._form)
+            return
+        if self._form is None:
+            return
+        if tag == "input":
+            self._form["controls"].append({
+                "tag": "input", "type": (attrs.get("type") or "text").lower(), "name": attrs.get("name"),
+                "value": attrs.get("value"), "checked": "checked" in attrs, "disabled": "disabled" in attrs,
+                "id": attrs.get("id"),
+            })
+        elif tag == "select":
+            self._select = {"tag": "select", "name": attrs.get("name"), "options": [], "disabled": "disabled" in attrs,
+                            "id": attrs.get("id")}
+            self._form["controls"].append(self._select)
+        elif tag == "option" and self._select is not None:
+            self._option = {"value": attrs.get("value"), "selected": "selected" in attrs, "text": ""}
+            self._select["options"].append(self._option)
+        elif tag == "textarea":
+            self._form["controls"].append({"tag": "textarea", "name": attrs.get("name"), "value": "",
+                                           "disabled": "disabled" in attrs, "id": attrs.get("id")})
+        elif tag == "button":
+            self._form["controls"].append({
+                "tag": "button", "type": (attrs.get("type") or "submit").lower(), "name": attrs.get("name"),
+                "value": attrs.get("value") or "", "disabled": "disabled" in attrs, "id": attrs.get("id"),
+            })
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self._form = None
+        elif tag == "select":
+            self._select = None
+        elif tag == "option":
+            self._option = None
+
+    def handle_data(self, data):
+        if self._option is not None:
+            self._option["text"] += data
+        self.text.append(data)
+
+
+class BankPage:
+    """Purse's test-bank page as the browser the SDK opens shows it (ASWebAuthenticationSession
+    for the full SDK, WKWebView for FC Lite): `open` GETs the hosted URL as built by
+    `hosted_auth_url_for`, `submit` presses a button of its form the way a browser submits it
+    (every named control in document order: the chosen radio, text inputs, the select's
+    selected (else first) option, the pressed button; form-encoded POST to the form's action,
+    resolved against the page's URL) without following the redirect, which the SDK intercepts."""
+
+    def __init__(self, url, response, browser):
+        self.url = url
+        self.response = response
+        self.browser = browser
+        parser = _PageParser()
+        parser.feed(response.text)
+        self.forms = parser.forms
+        self.ids = parser.ids
+        self.text = " ".join(" ".join(parser.text).split())
+
+    @classmethod
+    def open(cls, url, browser=None):
+        browser = browser or requests.Session()
+        browser.headers.update({"User-Agent": SAFARI_USER_AGENT,
+                                "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+                                "Accept-Language": "en-US,en;q=0.9"})
+        request = requests.Request("GET", url.split("?")[0], headers=dict(browser.headers)).prepare()
+        request.url = url  # the bytes HostedAuthUrlBuilder made, not requests' re-quoting
+        response = browser.send(request, allow_redirects=False, timeout=30)
+        return cls(url, response, browser)
+
+    @property
+    def status(self):
+        return self.response.status_code
+
+    @property
+    def content_type(self):
+        return self.response.headers.get("Content-Type", "")
+
+    def radio_values(self, name="account"):
+        return [c["value"] for form in self.forms for c in form["controls"]
+                if c["tag"] == "input" and c["type"] == "radio" and c["name"] == name]
+
+    def buttons(self, name="action"):
+        return [c["value"] for form in self.forms for c in form["controls"]
+                if c["tag"] == "button" and c["name"] == name]
+
+    def form_with_button(self, action):
+        for form in self.forms:
+            if any(c["tag"] == "button" and c["name"] == "action" and c["value"] == action and c["type"] == "submit"
+                   for c in form["controls"]):
+                return form
+        return None
+
+    def fields_for(self, form, account, action, values):
+        fields = []
+        for control in form["controls"]:
+            name = control.get("name")
+            if not name or control.get("disabled"):
+                continue
+            if control["tag"] == "input":
+                kind = control["type"]
+                if kind == "radio":
+                    chosen = control["value"] == account if (name == "account" and account is not None) \
+                        else control["checked"]
+                    if chosen:
+                        fields.append((name, control["value"] if control["value"] is not None else "on"))
+                elif kind == "checkbox":
+                    if control["checked"]:
+                        fields.append((name, control["value"] if control["value"] is not None else "on"))
+                elif kind in ("submit", "button", "image", "reset", "file"):
+                    continue
+                else:
+                    fields.append((name, values.get(name, control["value"] or "")))
+            elif control["tag"] == "select":
+                options = control["options"]
+                chosen = next((o for o in options if o["selected"]), options[0] if options else None)
+                default = None if chosen is None else (chosen["value"] if chosen["value"] is not None
+                                                       else chosen["text"].strip())
+                if name in values or default is not None:
+                    fields.append((name, values.get(name, default)))
+            elif control["tag"] == "textarea":
+                fields.append((name, values.get(name, control["value"])))
+            elif control["tag"] == "button":
+                if name == "action" and control["value"] == action and control["type"] == "submit":
+                    fields.append((name, control["value"]))
+        return fields
+
+    def submit(self, account="checking", action="link", **values):
+        """Choose `account` (checking, savings, closed, no_account, manual; for `manual` pass
+        routing_number=, account_number=, account_type=) and press the button `action`."""
+        form = self.form_with_button(action)
+        assert form is not None, f"no form with a submit button action={action!r} on {self.url}: {self.text[:300]}"
+        assert form["method"] == "post", f"the page's form is {form['method'].upper()}, not POST"
+        if action == "link":
+            assert account in self.radio_values(), f"no account radio {account!r} (has {self.radio_values()})"
+        fields = self.fields_for(form, account, action, values)
+        target = urllib.parse.urljoin(self.url, form["action"] or "")
+        self.submitted = fields
+        return self.browser.post(target, data=fields, allow_redirects=False, timeout=30,
+                                 headers={"Content-Type": "application/x-www-form-urlencoded",
+                                          "Origin": "{0.scheme}://{0.netloc}".format(urllib.parse.urlsplit(self.url))})
+
+
+# The whole exchange, as STPBankAccountCollector and the Financial Connections SDKs run it
+
+
+class SDKStepFailed(AssertionError):
+    """A request of the flow was refused: the SDK stops there and the sheet shows an error."""
+
+
+def _step_ok(reply, what):
+    if 200 <= reply.status < 300:
+        try:
+            return reply.json()
+        except ValueError:
+            raise SDKStepFailed(f"{what}: {reply.method} {reply.path} answered {reply.status} with a body that is not "
+                                f"JSON: {reply.text[:300]!r}") from None
+    try:
+        error = reply.json().get("error", {})
+    except (ValueError, AttributeError):
+        error = {"message": reply.text[:300]}
+    raise SDKStepFailed(
+        f"{what}: {reply.method} {reply.path} answered {reply.status} type={error.get('type')} code={error.get('code')} "
+        f"param={error.get('param')} message={error.get('message')!r}\nrequest: {reply.url}\n"
+        f"Stripe-Version: {reply.request_headers.get('Stripe-Version')}\nbody: {reply.body[:1500]}")
+
+
+@dataclass
+class BankAccountCollection:
+    """One pass through `STPBankAccountCollector.collectBankAccountForSetup` with the
+    `financialConnectionsCompletion` variant, as CustomerSheet drives it: every reply, the decoded
+    objects, the page, what the browser handed back, and the `FinancialConnectionsSDKResult`
+    (`completed` with a linked bank, `cancelled`, or `failed` with the SDK's message)."""
+
+    implementation: str
+    replies: list = field(default_factory=list)
+    link_account_session: object = None
+    synchronize: object = None
+    manifest: object = None
+    hosted_url: str = None
+    page: object = None
+    answer: object = None
+    web_result: str = None
+    session: object = None
+    result: str = None
+    linked_bank: dict = None
+    error: str = None
+
+
+def close_browser(page):
+    """The customer closes the browser sheet without pressing anything on the page."""
+    return None
+
+
+def link_account(account="checking", **values):
+    """The customer picks `account` and presses "Link account"."""
+    return lambda page: page.submit(account, "link", **values)
+
+
+def cancel_on_page(page):
+    """The customer presses "Cancel" on the page."""
+    return page.submit(None, "cancel")
+
+
+def collect_bank_account(sdk, setup_intent_client_secret, name, email, implementation="full", customer=link_account(),
+                         return_url=RETURN_URL, prefill_email=True):
+    """CustomerSheet's "Continue" on the US bank account form
+    (`CustomerAddPaymentMethodViewController.handleCollectBankAccount`, index id 1853013562):
+
+    1. `POST /v1/setup_intents/{id}/link_account_sessions` on `STPAPIClient.shared` (`sdk`):
+       `LinkAccountSession` must decode.
+    2. The implementation `FinancialConnectionsSDKAvailability` picks:
+       - "full" (`FinancialConnectionsSDKImplementation`): the sheet inserts the FC beta into the
+         client, `synchronize` (initial), `FinancialConnectionsSynchronize` must decode and
+         `FlowRouter` must choose the web flow; `hosted_auth_url` and `success_url` must be
+         there; the page is opened (`HostedAuthUrlBuilder`), the customer acts (`customer`, a
+         function of the `BankPage` returning the page's answer, or None for closing the browser),
+         `AuthenticationSessionManager` classifies the redirect; then the session is read back
+         (`session_receipt`, then `list_accounts` pages while `has_more`) and
+         `FinancialConnectionsWebFlowViewController.fetchSession` /
+         `FinancialConnectionsSDKImplementation` decide the result.
+       - "lite" (`FCLiteImplementation`): `synchronize` (FC Lite's parameters, no beta),
+         `LinkAccountSessionManifest`, the page in a WKWebView, `FCLiteAuthFlowViewController`
+         intercepting the redirect; `session_receipt` after success or a cancel in the web view,
+         `complete` after a close outside it; `FCLiteContainerViewController.fetchSessionAndComplete`
+         decides.
+
+    A refused request raises `SDKStepFailed`, an answer the SDK cannot decode `DecodeError`."""
+    flow = BankAccountCollection(implementation)
+    reply = sdk.create_link_account_session(setup_intent_client_secret, name, email)
+    flow.replies.append(reply)
+    flow.link_account_session = decode_link_account_session(
+        _step_ok(reply, "STPAPIClient.createLinkAccountSession (POST /v1/setup_intents/{id}/link_account_sessions)"))
+    secret = flow.link_account_session["client_secret"]
+
+    if implementation == "full":
+        sdk.configure_financial_connections_api_version()
+        reply = sdk.synchronize(secret, return_url=return_url)
+        flow.replies.append(reply)
+        flow.synchronize = decode_synchronize(_step_ok(reply, "HostViewController.getManifest (synchronize)"))
+        flow.manifest = manifest = flow.synchronize.manifest
+        if flow_of(manifest) != "web_financial_connections":
+            raise AssertionError(f"FlowRouter picks {flow_of(manifest)}: Purse serves only the web flow "
+                                 f"(features={manifest.get('features')}, "
+                                 f"experiment_assignments={manifest.get('experiment_assignments')})")
+        if not _is_url(manifest.get("hosted_auth_url")):
+            flow.result, flow.error = "failed", "NULL or malformed `hostedAuthUrl`"
+            return flow
+        if not manifest.get("success_url"):
+            flow.result, flow.error = "failed", "NULL `successUrl`"
+            return flow
+    else:
+        reply = sdk.synchronize_lite(secret, return_url=return_url)
+        flow.replies.append(reply)
+        flow.synchronize = decode_synchronize_lite(_step_ok(reply, "FCLiteContainerViewController.fetchManifest"))
+        flow.manifest = manifest = flow.synchronize.manifest
+
+    flow.hosted_url = hosted_auth_url_for(manifest["hosted_auth_url"], email=email if prefill_email else None)
+    flow.page = BankPage.open(flow.hosted_url)
+    flow.answer = customer(flow.page)
+    location = flow.answer.headers.get("Location") if flow.answer is not None else None
+
+    if implementation == "full":
+        if flow.answer is None:
+            flow.web_result = "native_cancelled"  # ASWebAuthenticationSessionError.canceledLogin
+        else:
+            flow.web_result = web_result_full(location, manifest)
+            if flow.web_result.startswith("failed") or flow.web_result in ("no_callback", "redirect"):
+                flow.result, flow.error = "failed", f"the browser did not come back: {flow.web_result} " \
+                                                    f"(answer {flow.answer.status_code}, Location {location!r})"
+                return flow
+        flow.session = _fetch_session_full(sdk, secret, flow)
+        session = flow.session
+        if flow.web_result == "web_cancelled":
+            if session.status == "cancelled" and session.cancelled_reason == "custom_manual_entry":
+                flow.result, flow.error = "failed", "FinancialConnectionsCustomManualEntryRequiredError"
+            else:
+                flow.result = "cancelled"
+            return flow
+        if flow.web_result == "native_cancelled" and not (
+                session.accounts.accounts or session.payment_account_kind is not None or session.has_bank_account_token):
+            flow.result = "cancelled"
+            return flow
+        # FinancialConnectionsSDKImplementation.presentFinancialConnectionsSheet, `.completed(.financialConnections)`
+        if session.payment_account_kind is None:
+            flow.result, flow.error = "failed", "PaymentAccount is not set on FinancialConnectionsSession"
+        elif session.payment_account_kind == "unparsable":
+            flow.result, flow.error = "failed", "Unknown PaymentAccount is set on FinancialConnectionsSession"
+        else:
+            flow.result = "completed"
+            flow.linked_bank = linked_bank_of(session, manifest["manual_entry_uses_microdeposits"])
+        return flow
+
+    # FC Lite
+    if flow.answer is None:
+        cancellation = "cancelled_outside_webview"
+    else:
+        flow.web_result = web_result_lite(location, manifest)
+        if flow.web_result == "navigates":
+            flow.result, flow.error = "failed", f"the web view loads {location!r} and the flow never ends " \
+                                                f"(answer {flow.answer.status_code})"
+            return flow
+        cancellation = None if flow.web_result == "success" else "cancelled_within_webview"
+    flow.web_result = flow.web_result or cancellation
+    if cancellation == "cancelled_outside_webview":
+        reply = sdk.complete_session(secret)
+        what = "FCLiteAPIClient.complete (POST /v1/link_account_sessions/complete)"
+    else:
+        reply = sdk.session_receipt(secret)
+        what = "FCLiteAPIClient.sessionReceipt (GET /v1/link_account_sessions/session_receipt)"
+    flow.replies.append(reply)
+    flow.session = session = decode_fc_session_lite(_step_ok(reply, what))
+    if session.payment_account_kind is None and cancellation is not None:
+        flow.result = "cancelled"
+        return flow
+    flow.linked_bank = linked_bank_of(session, manifest["manual_entry_uses_microdeposits"])
+    if flow.linked_bank is None:
+        flow.result, flow.error = "failed", "FCLiteError.linkedBankUnavailable"
+    else:
+        flow.result = "completed"
+    return flow
+
+
+def _fetch_session_full(sdk, secret, flow):
+    """`FinancialConnectionsSessionAPIFetcher.fetchSession` (@ 54e44219): the receipt, then, while
+    `accounts.has_more`, `list_accounts` with `starting_after` = the last account's id; the
+    session is rebuilt with the whole list."""
+    reply = sdk.session_receipt(secret)
+    flow.replies.append(reply)
+    session = decode_fc_session(_step_ok(reply, "FinancialConnectionsSessionAPIFetcher.fetchSession (session_receipt)"))
+    accounts = list(session.accounts.accounts)
+    more = session["accounts" if "accounts" in session else "linked_accounts"]["has_more"]
+    pages = 0
+    while more:
+        pages += 1
+        assert pages < 50, "list_accounts keeps answering has_more: true"
+        reply = sdk.list_accounts(secret, starting_after=accounts[-1]["id"] if accounts else None)
+        flow.replies.append(reply)
+        page = decode_fc_account_list(_step_ok(reply, "FinancialConnectionsAccountAPIFetcher (list_accounts)"))
+        accounts += page.accounts
+        session.dropped += page.dropped
+        more = page["has_more"]
+    session.all_accounts = accounts
+    return session
+
+
+def us_bank_account_payment_method_data(sheet, linked_bank, name, email):
+    """The US bank account form after linking (`USBankAccountPaymentMethodElement.updateParams`,
+    index id 408819556): `type=us_bank_account`, `us_bank_account[link_account_session]` = the
+    linked bank's `sessionId` (`STPPaymentMethodUSBankAccountParams` @ 2b382176, the only field
+    set), the name and email the form collected (the default billing collection: no address),
+    and `allow_redisplay` as for the other forms (`unspecified` with an adapter, `always` with a
+    customer session). `confirm_setup_intent` adds the inferred online mandate."""
+    return {
+        "type": "us_bank_account",
+        "us_bank_account": {"link_account_session": linked_bank["session_id"]},
+        "billing_details": {"name": name, "email": email},
         "allow_redisplay": "always" if sheet.integration == "session" else "unspecified",
     }

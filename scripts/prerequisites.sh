@@ -1,6 +1,7 @@
 # Installs what Purse needs on a Debian machine when it is missing: PostgreSQL's server and
 # libpq headers, pkg-config, and the Python packages of the tests and tools, into a virtual
-# environment of the project's own (`.venv`), never into the system interpreter.
+# environment of the project's own (`.venv`), never into the system interpreter; and, for the
+# browser tests alone, Debian's Chromium and its chromedriver.
 # Sourced by the scripts; safe to run again.
 
 purse_have_system_packages() {
@@ -19,6 +20,24 @@ purse_install_system_packages() {
         postgresql libpq-dev pkg-config >/dev/null
     # Debian's package starts a cluster of its own; Purse runs its own clusters and needs none.
     purse_have_system_packages
+}
+
+purse_have_browser() {
+    [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]
+}
+
+# Debian's Chromium and the chromedriver built with it, which the browser tests drive through
+# Selenium (never a browser or driver downloaded by Selenium Manager). Only the browser stage
+# calls this: the rest of Purse needs no browser.
+purse_install_browser() {
+    purse_have_browser && return 0
+    echo "==> Installing Chromium and chromedriver"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        chromium chromium-driver >/dev/null
+    purse_have_browser
 }
 
 # The project's virtual environment; `purse_python` runs its interpreter.

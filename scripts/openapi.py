@@ -197,11 +197,11 @@ doc = {
     "/v1/financial_connections/accounts/{id}": {"get": {"operationId": "retrieveFinancialConnectionsAccount", "summary": "Retrieve a linked account (secret key)", "parameters": [pathid(), EXPAND], "responses": resp(ref("FinancialConnectionsAccount"))}},
     "/v1/financial_connections/test_bank/{token}": {
       "get": {"operationId": "showTestBankPage", "summary": "Purse's test bank, where hosted_auth_url points (public; the token is the credential). Changes nothing.", "security": [], "parameters": TEST_BANK_PAGE, "responses": {"200": HTML, "default": ERR}},
-      "post": {"operationId": "decideTestBankPage", "summary": "Link the chosen account (303 to success_url) or cancel (303 to cancel_url)", "security": [], "parameters": TEST_BANK_PAGE,
+      "post": {"operationId": "decideTestBankPage", "summary": "Link the chosen account or cancel; the page then ends on a link back to the app (success_url or cancel_url)", "security": [], "parameters": TEST_BANK_PAGE,
                "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {
                    "action": {"enum": ["link", "cancel"]}, "account": {"enum": ["checking", "savings", "closed", "no_account", "manual"]},
                    "routing_number": S, "account_number": S, "account_type": {"enum": ["checking", "savings"]}}, "required": ["action"]}}}},
-               "responses": {"200": HTML, "303": {"description": "Back to the app"},
+               "responses": {"200": HTML,
                              "400": {"description": "Typed numbers that do not check out: the form again, with why; a malformed form: an error",
                                      "content": {"text/html": {"schema": {"type": "string"}}, "application/json": {"schema": ref("Error")}}},
                              "default": ERR}},

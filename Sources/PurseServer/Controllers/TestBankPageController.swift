@@ -4,9 +4,10 @@ import PurseCore
 
 /// Purse's test bank: the page a Financial Connections session's `hosted_auth_url` opens in the
 /// app's browser. Public: its URL carries its own unguessable token. The customer picks a test
-/// account or types routing and account numbers; linking completes the session and sends the
-/// browser to the app's `success_url`, cancelling to its `cancel_url`. No script: a form whose
-/// POST answers with a redirect, which both SDKs' browsers hand back to the app.
+/// account or types routing and account numbers; linking completes the session, cancelling
+/// cancels it, and either ends on a link the customer taps back to the app (`success_url`,
+/// `cancel_url`): Android's Custom Tabs open an app's scheme only from a gesture, not from a
+/// redirect. No script: a form, and a link.
 struct TestBankPageController {
     let financialConnections: FinancialConnectionsService
 
@@ -24,7 +25,7 @@ struct TestBankPageController {
         let (id, token) = Self.address(request, context)
         let visit = try await financialConnections.testBankPage(id, token: token)
         guard visit.session.status == .pending else { return Self.resultPage(visit).response() }
-        return Self.form(visit).response(formTarget: visit.successURL)
+        return Self.form(visit).response()
     }
 
     @Sendable func decide(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
@@ -47,8 +48,7 @@ struct TestBankPageController {
         switch field("action") {
         case "cancel":
             visit = try await financialConnections.cancel(session: id, token: token)
-            guard visit.decidedNow else { return Self.resultPage(visit).response() }
-            return Self.redirect(to: visit.cancelURL)
+            return Self.resultPage(visit).response()
         case "link":
             let selection: TestBankSelection
             switch field("account") {
@@ -70,10 +70,9 @@ struct TestBankPageController {
             } catch let error as PurseError where error.category == .invalidRequest {
                 // Typed numbers that do not check out: the same form again, with why.
                 let page = try await financialConnections.testBankPage(id, token: token)
-                return Self.form(page, error: error.message, entered: selection).response(status: .badRequest, formTarget: page.successURL)
+                return Self.form(page, error: error.message, entered: selection).response(status: .badRequest)
             }
-            guard visit.decidedNow else { return Self.resultPage(visit).response() }
-            return Self.redirect(to: visit.successURL)
+            return Self.resultPage(visit).response()
         default:
             throw PurseError.invalidParameter("action", "action must be link or cancel.")
         }
@@ -82,12 +81,6 @@ struct TestBankPageController {
     /// The session's id (the URL's `session` query parameter) and the page's token.
     private static func address(_ request: Request, _ context: PurseRequestContext) -> (id: String, token: String) {
         (request.uri.queryParameters["session"].map(String.init) ?? "", context.parameters.get("token") ?? "")
-    }
-
-    /// 303 to the app's return URL: the browser follows it to the custom scheme, which hands it
-    /// back to the SDK.
-    private static func redirect(to url: String) -> Response {
-        Response(status: .seeOther, headers: [.location: url, .contentLength: "0", .cacheControl: "no-store"])
     }
 
     private static func form(_ visit: TestBankVisit, error: String? = nil, entered: TestBankSelection? = nil) -> HTMLPage {
@@ -128,16 +121,21 @@ struct TestBankPageController {
         )
     }
 
+    /// Where a decided session stands, and the link back to the app: the same page whether this
+    /// visit decided it or an earlier one did, so a reload changes nothing.
     private static func resultPage(_ visit: TestBankVisit) -> HTMLPage {
+        let back = { (url: String) in
+            "<p><a id=\"return\" class=\"button primary\" href=\"\(HTMLPage.escaped(url))\">Return to the app</a></p>"
+        }
         switch visit.session.status {
         case .succeeded:
             let last4 = visit.session.linkedAccount?.last4 ?? ""
             return HTMLPage(
                 title: "Account linked",
-                body: "<h1>Account linked</h1><p>The account ending in \(HTMLPage.escaped(last4)) is linked. You can return to the app.</p>"
+                body: "<h1>Account linked</h1><p>The account ending in \(HTMLPage.escaped(last4)) is linked.</p>" + back(visit.successURL)
             )
         case .cancelled:
-            return HTMLPage(title: "Linking cancelled", body: "<h1>Linking cancelled</h1><p>You can return to the app.</p>")
+            return HTMLPage(title: "Linking cancelled", body: "<h1>Linking cancelled</h1><p>No account was linked.</p>" + back(visit.cancelURL))
         case .pending:
             return HTMLPage(title: "Link a bank account", body: "<h1>This link is not finished</h1><p>Return to the app.</p>")
         }

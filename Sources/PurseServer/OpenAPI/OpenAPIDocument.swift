@@ -9257,7 +9257,7 @@ enum OpenAPIDocument {
       },
       "post": {
         "operationId": "decideTestBankPage",
-        "summary": "Link the chosen account (303 to success_url) or cancel (303 to cancel_url)",
+        "summary": "Link the chosen account or cancel; the page then ends on a link back to the app (success_url or cancel_url)",
         "security": [],
         "parameters": [
           {
@@ -9345,9 +9345,6 @@ enum OpenAPIDocument {
                 }
               }
             }
-          },
-          "303": {
-            "description": "Back to the app"
           },
           "400": {
             "description": "Typed numbers that do not check out: the form again, with why; a malformed form: an error",

@@ -24,6 +24,10 @@ struct HTMLPage {
         border:1px solid #3c4257;background:#f6f8fa;color:#1a1a1a;cursor:pointer}\
         button.primary{background:#0a5ad4;border-color:#0a5ad4;color:#fff}\
         button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}\
+        a.button{display:block;box-sizing:border-box;text-align:center;text-decoration:none;min-height:2.75rem;\
+        padding:.5rem 1rem;border-radius:.5rem;border:1px solid #0a5ad4}\
+        a.button.primary{background:#0a5ad4;color:#fff}\
+        a.button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}\
         fieldset{border:1px solid #d0d7de;border-radius:.5rem;margin:0 0 1rem;padding:.75rem 1rem}\
         legend{font-weight:600;padding:0 .25rem}\
         .choice{display:flex;gap:.5rem;align-items:baseline;margin:.25rem 0}\

@@ -160,8 +160,10 @@ class DevTools:
         is nothing to wait for in the page. What an app's web view intercepts (stripe-android's
         Custom Tab hands the URL to the app, stripe-ios's ASWebAuthenticationSession matches the
         scheme) is the browser *starting* that navigation, and Chromium announces exactly that with
-        `requestWillBeSent` for the new URL, carrying the 303 that caused it, before it aborts the
-        load (net::ERR_ABORTED). It does so only when the navigation is allowed: a redirect the
+        `requestWillBeSent` for the new URL, before it aborts the load (net::ERR_ABORTED): with the
+        redirect that caused it (`redirectResponse`), if one did, and `hasUserGesture` when a
+        person's click or key started it (a tapped link: what an Android Custom Tab needs before it
+        opens an app's scheme). It does so only when the navigation is allowed: a redirect the
         page's CSP `form-action` forbids is blocked before this event (and reported on the console),
         so seeing the event also proves a real in-app browser would get there. Reading the
         performance log is passive and needs no DevTools event loop, unlike `Fetch.enable`

@@ -19,8 +19,9 @@ Two halves:
   financial-connections (Full) and financial-connections-lite modules (`Stripe-Version` with the FC
   beta), their kotlinx decoders (`parse_synchronize_session_response`,
   `parse_financial_connections_session`, ...), HostedAuthUrlBuilder and the deep-link matching of
-  both SDKs, and a browser (`open_bank_page`, `submit_bank_page`) playing the Custom Tab or Lite
-  WebView on Purse's test-bank page.
+  both SDKs, and a browser (`open_bank_page`, `submit_bank_page`, `tap_return_link`) playing the
+  Custom Tab or Lite WebView on Purse's test-bank page: the form, then the result page and the
+  customer's tap on its link back to the app.
 
 Where a source is named `id N`, it was read by the index's file id (the newest version the index
 holds, whose commit the index does not expose for that read); a 40-hex commit was read at that
@@ -1878,19 +1879,27 @@ def lite_outcome(url, manifest):
 
 
 class _PageForms(html.parser.HTMLParser):
-    """The forms of a page with their controls, as a browser would submit them."""
+    """The forms of a page with their controls, as a browser would submit them, and its links
+    (`<a href>`: id, href with its character references decoded as a browser reads the attribute,
+    and text)."""
 
     def __init__(self):
-        super().__init__()
+        super().__init__(convert_charrefs=True)
         self.forms = []
+        self.links = []
         self.ids = set()
         self._select = None
         self._option = None
+        self._link = None
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if attrs.get("id"):
             self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("href") is not None:
+            self._link = {"id": attrs.get("id"), "href": attrs["href"], "text": ""}
+            self.links.append(self._link)
+            return
         if tag == "form":
             self.forms.append({"action": attrs.get("action"), "method": (attrs.get("method") or "get").lower(),
                                "controls": []})
@@ -1914,8 +1923,12 @@ class _PageForms(html.parser.HTMLParser):
     def handle_data(self, data):
         if self._option is not None:
             self._option["text"] += data
+        if self._link is not None:
+            self._link["text"] += data
 
     def handle_endtag(self, tag):
+        if tag == "a":
+            self._link = None
         if tag == "select":
             self._select = None
         if tag in ("option", "select"):
@@ -1925,7 +1938,8 @@ class _PageForms(html.parser.HTMLParser):
 
 
 class BankPage:
-    """What the browser got: status, headers (Location), the page's text and its forms."""
+    """What the browser got: status, headers (Location), the page's text, its forms and its links
+    (`return_link`: the href of the link back to the app, `<a id="return">`, or None)."""
 
     def __init__(self, url, answer):
         self.url = url
@@ -1935,8 +1949,14 @@ class BankPage:
         self.location = answer.headers.get("Location")
         parser = _PageForms()
         parser.feed(answer.text or "")
+        parser.close()
         self.forms = parser.forms
+        self.links = parser.links
         self.ids = parser.ids
+
+    @property
+    def return_link(self):
+        return next((link["href"] for link in self.links if link["id"] == "return"), None)
 
     def form_with_button(self, action):
         return next((form for form in self.forms
@@ -1974,8 +1994,9 @@ def submit_bank_page(page, account="checking", action="link", routing_number=Non
                      account_type=None):
     """The customer picks `account` and presses the `action` button: the browser posts the form (the
     controls a browser sends: text, hidden, the checked radio, each select's value, and the pressed
-    button's name=value) to its action (the page's own URL when empty), form-encoded, and does not
-    follow a redirect to a custom scheme (the OS or the WebView takes it: returned as `location`)."""
+    button's name=value) to its action (the page's own URL when empty), form-encoded. The answer
+    comes back as it came, a redirect not followed (a Custom Tab would not open an app's scheme
+    from one: the page must end on a link, `tap_return_link`)."""
     form = page.form_with_button(action)
     assert form is not None, f"no form with a button action={action!r} on the test-bank page ({page.url})"
     assert form["method"] == "post", f"the test-bank form posts with {form['method']!r}"
@@ -2026,3 +2047,14 @@ def submit_bank_page(page, account="checking", action="link", routing_number=Non
     result = BankPage(target, answer)
     result.sent_fields = fields
     return result
+
+
+def tap_return_link(page):
+    """The customer taps the result page's link back to the app: the browser starts a navigation to
+    its href resolved against the page's URL (an absolute `stripe-auth://...` stays as it is). A
+    Custom Tab hands an app's scheme to the OS only from such a gesture, the OS to
+    FinancialConnectionsSheetRedirectActivity (its intent filter), which forwards it to the sheet
+    (`full_sdk_outcome`); the Lite WebView's shouldOverrideUrlLoading sees it (`lite_outcome`).
+    None when the page has no such link: the customer is left on it."""
+    href = page.return_link
+    return None if href is None else urllib.parse.urljoin(page.url, href)

@@ -26,7 +26,8 @@ opens the hosted page (`manifest.hosted_auth_url`) in a browser (ASWebAuthentica
 WKWebView) and reads the session back (`session_receipt`, FC Lite's `complete`); the sheet then
 confirms the setup intent with `payment_method_data[us_bank_account][link_account_session]`.
 `collect_bank_account` plays that whole exchange, `BankPage` plays the browser on Purse's
-test-bank page; the `FC_SOURCES` part of `SOURCES` names the files read."""
+test-bank page (the form, then the result page and the customer's tap on its link back to the
+app); the `FC_SOURCES` part of `SOURCES` names the files read."""
 import html.parser
 import json
 import secrets
@@ -1821,37 +1822,40 @@ def _matches_scheme_host_and_path(url, other):
 NATIVE_REDIRECT_PREFIX = "stripe-auth://native-redirect/"  # String+Extensions.swift, hasNativeRedirectPrefix
 
 
-def web_result_full(location, manifest):
-    """What `AuthenticationSessionManager.start` makes of the page's redirect. The
-    ASWebAuthenticationSession was opened with `callbackURLScheme` = the scheme of `success_url`:
-    a navigation to any other scheme is not handed back (the browser follows it and the customer
-    is left on whatever loads), so it is `"no_callback"`. A URL with that scheme matching
-    `success_url` by scheme, host and path is `"success"`, `cancel_url` `"web_cancelled"`, the
-    native-redirect prefix `"redirect"`, anything else the failure "Nil return URL"."""
+def web_result_full(url, manifest):
+    """What `AuthenticationSessionManager.start` makes of the navigation that ends the visit (on
+    Purse's page: the customer tapping the result page's link back to the app; `url` None when
+    there was none). The ASWebAuthenticationSession was opened with `callbackURLScheme` = the
+    scheme of `success_url`: a navigation to any other scheme is not handed back (the browser
+    follows it and the customer is left on whatever loads), so it is `"no_callback"`, as is no
+    navigation at all. A URL with that scheme matching `success_url` by scheme, host and path is
+    `"success"`, `cancel_url` `"web_cancelled"`, the native-redirect prefix `"redirect"`, anything
+    else the failure "Nil return URL"."""
     success_url = manifest.get("success_url")
     if not success_url:
         return "failed: NULL `successUrl`"
-    if not location or urllib.parse.urlsplit(location).scheme != urllib.parse.urlsplit(success_url).scheme:
+    if not url or urllib.parse.urlsplit(url).scheme != urllib.parse.urlsplit(success_url).scheme:
         return "no_callback"
-    if _matches_scheme_host_and_path(location, success_url):
+    if _matches_scheme_host_and_path(url, success_url):
         return "success"
-    if _matches_scheme_host_and_path(location, manifest.get("cancel_url")):
+    if _matches_scheme_host_and_path(url, manifest.get("cancel_url")):
         return "web_cancelled"
-    if location.startswith(NATIVE_REDIRECT_PREFIX):
+    if url.startswith(NATIVE_REDIRECT_PREFIX):
         return "redirect"
     return "failed: Nil return URL"
 
 
-def web_result_lite(location, manifest):
+def web_result_lite(url, manifest):
     """`FCLiteAuthFlowViewController.webView(_:decidePolicyFor:)` (@ 04e2e625): every navigation
-    of the WKWebView is checked: `success_url` by scheme, host and path is `"success"`,
-    `cancel_url` `"cancelled_within_webview"`; anything else is allowed to load
-    (`"navigates"`: the flow goes on in the web view)."""
-    if _matches_scheme_host_and_path(location, manifest.get("success_url")):
+    of the WKWebView (a tapped link as much as a redirect) is checked: `success_url` by scheme,
+    host and path is `"success"`, `cancel_url` `"cancelled_within_webview"`; anything else is
+    allowed to load (`"navigates"`: the flow goes on in the web view), and no navigation leaves
+    the customer on the page (`"stays"`)."""
+    if _matches_scheme_host_and_path(url, manifest.get("success_url")):
         return "success"
-    if _matches_scheme_host_and_path(location, manifest.get("cancel_url")):
+    if _matches_scheme_host_and_path(url, manifest.get("cancel_url")):
         return "cancelled_within_webview"
-    return "navigates"
+    return "navigates" if url else "stays"
 
 
 SAFARI_USER_AGENT = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 "
@@ -1859,21 +1863,29 @@ SAFARI_USER_AGENT = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) App
 
 
 class _PageParser(html.parser.HTMLParser):
-    """Forms and their controls in document order, element ids, and the page's text."""
+    """Forms and their controls in document order, links (`<a href>`: id, href with its character
+    references decoded, as a browser reads the attribute, and text), element ids, and the page's
+    text."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.forms = []
+        self.links = []
         self.ids = set()
         self.text = []
         self._form = None
         self._select = None
         self._option = None
+        self._link = None
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if attrs.get("id"):
             self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("href") is not None:
+            self._link = {"id": attrs.get("id"), "href": attrs["href"], "text": ""}
+            self.links.append(self._link)
+            return
         if tag == "form":
             self._form = {"method": (attrs.get("method") or "get").lower(), "action": attrs.get("action"),
                           "enctype": (attrs.get("enctype") or "application/x-www-form-urlencoded").lower(),
@@ -1911,10 +1923,14 @@ class _PageParser(html.parser.HTMLParser):
             self._select = None
         elif tag == "option":
             self._option = None
+        elif tag == "a":
+            self._link = None
 
     def handle_data(self, data):
         if self._option is not None:
             self._option["text"] += data
+        if self._link is not None:
+            self._link["text"] += data
         self.text.append(data)
 
 
@@ -1924,7 +1940,10 @@ class BankPage:
     `hosted_auth_url_for`, `submit` presses a button of its form the way a browser submits it
     (every named control in document order: the chosen radio, text inputs, the select's
     selected (else first) option, the pressed button; form-encoded POST to the form's action,
-    resolved against the page's URL) without following the redirect, which the SDK intercepts."""
+    resolved against the page's URL) and returns the answer as it came (a redirect is not
+    followed: the page must end on a link, not a redirect). `answered` reads that answer as the
+    page the browser then shows (the result page), and `tap_return` is the customer tapping its
+    link back to the app."""
 
     def __init__(self, url, response, browser):
         self.url = url
@@ -1933,8 +1952,27 @@ class BankPage:
         parser = _PageParser()
         parser.feed(response.text)
         self.forms = parser.forms
+        self.links = parser.links
         self.ids = parser.ids
         self.text = " ".join(" ".join(parser.text).split())
+
+    @classmethod
+    def answered(cls, response, browser):
+        """The page the browser shows after a submit: the POST's answer, at the URL it was posted to."""
+        return cls(response.url, response, browser)
+
+    def return_link(self):
+        """The href of the page's link back to the app (`<a id="return">`, its `&amp;`... decoded,
+        as the browser reads it), or None when there is none."""
+        return next((link["href"] for link in self.links if link["id"] == "return"), None)
+
+    def tap_return(self):
+        """The customer taps the link back to the app: the browser starts a navigation to its href,
+        resolved against the page's URL (an absolute `stripe-auth://...` stays as it is), which the
+        SDK checks (`web_result_full`, `web_result_lite`). None when the page has no such link:
+        the customer is left on the page, nothing comes back to the app."""
+        href = self.return_link()
+        return None if href is None else urllib.parse.urljoin(self.url, href)
 
     @classmethod
     def open(cls, url, browser=None):
@@ -2059,6 +2097,8 @@ class BankAccountCollection:
     hosted_url: str = None
     page: object = None
     answer: object = None
+    result_page: object = None
+    return_url: str = None
     web_result: str = None
     session: object = None
     result: str = None
@@ -2082,7 +2122,7 @@ def cancel_on_page(page):
 
 
 def collect_bank_account(sdk, setup_intent_client_secret, name, email, implementation="full", customer=link_account(),
-                         return_url=RETURN_URL, prefill_email=True):
+                         return_url=RETURN_URL, prefill_email=True, taps_return=True):
     """CustomerSheet's "Continue" on the US bank account form
     (`CustomerAddPaymentMethodViewController.handleCollectBankAccount`, index id 1853013562):
 
@@ -2094,13 +2134,15 @@ def collect_bank_account(sdk, setup_intent_client_secret, name, email, implement
          `FlowRouter` must choose the web flow; `hosted_auth_url` and `success_url` must be
          there; the page is opened (`HostedAuthUrlBuilder`), the customer acts (`customer`, a
          function of the `BankPage` returning the page's answer, or None for closing the browser),
-         `AuthenticationSessionManager` classifies the redirect; then the session is read back
+         the browser shows the answer (the result page) and the customer taps its link back to
+         the app (`taps_return`; False: closes the browser there instead),
+         `AuthenticationSessionManager` classifies that navigation; then the session is read back
          (`session_receipt`, then `list_accounts` pages while `has_more`) and
          `FinancialConnectionsWebFlowViewController.fetchSession` /
          `FinancialConnectionsSDKImplementation` decide the result.
        - "lite" (`FCLiteImplementation`): `synchronize` (FC Lite's parameters, no beta),
          `LinkAccountSessionManifest`, the page in a WKWebView, `FCLiteAuthFlowViewController`
-         intercepting the redirect; `session_receipt` after success or a cancel in the web view,
+         intercepting the tapped link; `session_receipt` after success or a cancel in the web view,
          `complete` after a close outside it; `FCLiteContainerViewController.fetchSessionAndComplete`
          decides.
 
@@ -2137,16 +2179,22 @@ def collect_bank_account(sdk, setup_intent_client_secret, name, email, implement
     flow.hosted_url = hosted_auth_url_for(manifest["hosted_auth_url"], email=email if prefill_email else None)
     flow.page = BankPage.open(flow.hosted_url)
     flow.answer = customer(flow.page)
-    location = flow.answer.headers.get("Location") if flow.answer is not None else None
+    closed = flow.answer is None or not taps_return
+    if flow.answer is not None:
+        flow.result_page = BankPage.answered(flow.answer, flow.page.browser)
+        if taps_return:
+            flow.return_url = flow.result_page.tap_return()
+    came_back = f"(answer {flow.answer.status_code if flow.answer is not None else None}, " \
+                f"Location {flow.answer.headers.get('Location') if flow.answer is not None else None!r}, " \
+                f"the page's link back {flow.return_url!r})"
 
     if implementation == "full":
-        if flow.answer is None:
+        if closed:
             flow.web_result = "native_cancelled"  # ASWebAuthenticationSessionError.canceledLogin
         else:
-            flow.web_result = web_result_full(location, manifest)
+            flow.web_result = web_result_full(flow.return_url, manifest)
             if flow.web_result.startswith("failed") or flow.web_result in ("no_callback", "redirect"):
-                flow.result, flow.error = "failed", f"the browser did not come back: {flow.web_result} " \
-                                                    f"(answer {flow.answer.status_code}, Location {location!r})"
+                flow.result, flow.error = "failed", f"the browser did not come back: {flow.web_result} {came_back}"
                 return flow
         flow.session = _fetch_session_full(sdk, secret, flow)
         session = flow.session
@@ -2171,13 +2219,13 @@ def collect_bank_account(sdk, setup_intent_client_secret, name, email, implement
         return flow
 
     # FC Lite
-    if flow.answer is None:
+    if closed:
         cancellation = "cancelled_outside_webview"
     else:
-        flow.web_result = web_result_lite(location, manifest)
-        if flow.web_result == "navigates":
-            flow.result, flow.error = "failed", f"the web view loads {location!r} and the flow never ends " \
-                                                f"(answer {flow.answer.status_code})"
+        flow.web_result = web_result_lite(flow.return_url, manifest)
+        if flow.web_result in ("navigates", "stays"):
+            where = f"loads {flow.return_url!r}" if flow.web_result == "navigates" else "stays on the page"
+            flow.result, flow.error = "failed", f"the web view {where} and the flow never ends {came_back}"
             return flow
         cancellation = None if flow.web_result == "success" else "cancelled_within_webview"
     flow.web_result = flow.web_result or cancellation

@@ -12,8 +12,10 @@ The sequence is the SDK's (docs/replays/stripe-android.md, "Financial Connection
    /v1/connections/link_account_sessions_for_deferred_payment (pk, plain Stripe-Version);
 3. the FC sheet: POST /v1/financial_connections/sessions/synchronize (pk, FC beta; Full or Lite params),
    the web flow (no native killswitch off + treatment), HostedAuthUrlBuilder's URL in a Custom Tab
-   (Full) or a WebView (Lite) on Purse's test-bank page, whose form POST answers 303 to
-   `stripe-auth://link-accounts/<package>/success|cancel`, which the SDK matches against the manifest;
+   (Full) or a WebView (Lite) on Purse's test-bank page, whose form POST answers 200 with a result
+   page whose one way back is a link the customer taps, to
+   `stripe-auth://link-accounts/<package>/success|cancel` (a Custom Tab opens an app's scheme only
+   from a gesture, not from a redirect), which the SDK matches against the manifest;
 4. GET /v1/link_account_sessions/session_receipt (pk, FC beta);
 5. Save: POST /v1/payment_methods (type=us_bank_account, us_bank_account[link_account_session]); a
    us_bank_account with a financial_connections_account is not "unverified", so CustomerSheet attaches
@@ -45,6 +47,22 @@ BAD_ROUTING_NUMBER = "123456789"  # fails the ABA checksum
 PAGE_ACCOUNTS = {"checking", "savings", "closed", "no_account", "manual"}
 PAGE_IDS = {"account-checking", "account-savings", "account-closed", "account-no_account", "account-manual",
             "routing_number", "account_number", "account_type", "link", "cancel"}
+
+
+RESULT_HEADINGS = {"success": "Account linked", "cancel": "Linking cancelled"}
+
+
+def check_result_page(page, url, heading):
+    """The page once its session is decided (the answer to the POST that decided it, and any visit
+    after): 200, HTML, no redirect, saying `heading`, no form, and exactly one link, the way back to
+    the app: `<a id="return">Return to the app</a>` to `url` (success_url or cancel_url), exactly."""
+    assert page.status == 200, f"{page.url} -> {page.status} (Location {page.location!r}): {page.text[:300]}"
+    assert page.location is None, f"a result page with Location {page.location!r}"
+    assert page.headers.get("Content-Type", "").startswith("text/html"), page.headers.get("Content-Type")
+    assert heading in page.text, f"the result page does not say {heading!r}: {page.text[-400:]}"
+    assert page.forms == [], "the result page still has a form"
+    assert [(link["id"], link["href"], link["text"].strip()) for link in page.links] == \
+        [("return", url, "Return to the app")], f"the result page's links: {page.links}"
 
 
 def query_of(url):
@@ -85,6 +103,7 @@ class BankLink:
         self.url = None
         self.page = None
         self.answer = None
+        self.tapped = None
         self.outcome = None
         self.receipt = None
 
@@ -114,18 +133,26 @@ class BankLink:
         return self.answer
 
     def come_back(self):
-        """The 303's Location reaches the SDK (Custom Tab -> OS intent -> FinancialConnectionsSheet
-        RedirectActivity, or the Lite WebView's interception), which decides the outcome and, on success
-        or cancel, fetches the receipt."""
-        assert self.answer.status == 303, (
-            f"POST {self.answer.url} -> {self.answer.status} (expected 303 See Other): {self.answer.text[:300]}")
-        location = self.answer.location
-        assert location, "a 303 without Location"
+        """The page answers the POST with its result page (200, no redirect), whose one way back is a
+        link; the customer taps it, and the URL reaches the SDK (Custom Tab -> OS intent ->
+        FinancialConnectionsSheetRedirectActivity, or the Lite WebView's interception), which decides
+        the outcome and, on success or cancel, fetches the receipt. The result page must say what the
+        outcome is, with no other link and no form."""
+        answer = self.answer
+        assert answer.status == 200, (f"POST {answer.url} -> {answer.status} (expected 200, the result page; "
+                                      f"Location {answer.location!r}): {answer.text[:300]}")
+        assert answer.location is None, f"the result page also redirects to {answer.location!r}"
+        assert answer.forms == [], "the result page still has a form"
+        assert [link["id"] for link in answer.links] == ["return"], \
+            f"the result page's links (exactly one way back, #return): {answer.links}"
+        self.tapped = android.tap_return_link(answer)
         if self.lite:
-            self.outcome = android.lite_outcome(location, self.manifest)
+            self.outcome = android.lite_outcome(self.tapped, self.manifest)
         else:
-            self.outcome = android.full_sdk_outcome(location, self.manifest)
-        if self.outcome in ("success", "cancel"):
+            self.outcome = android.full_sdk_outcome(self.tapped, self.manifest)
+        if self.outcome in RESULT_HEADINGS:
+            assert RESULT_HEADINGS[self.outcome] in answer.text, \
+                f"the {self.outcome} page does not say {RESULT_HEADINGS[self.outcome]!r}: {answer.text[-400:]}"
             self.receipt = self.sdk.financial_connections_session_receipt(self.session["client_secret"], lite=self.lite)
         return self.outcome
 
@@ -133,7 +160,7 @@ class BankLink:
         self.start()
         self.submit(account, "link", **typed)
         assert self.come_back() == "success", \
-            f"the deep link {self.answer.location!r} is not the manifest's success_url {self.manifest['success_url']!r}"
+            f"the page's link back {self.tapped!r} is not the manifest's success_url {self.manifest['success_url']!r}"
         # USBankAccountFormViewModel.handleResultForACH: a completed session without payment_account is
         # "Something went wrong" (the form resets).
         assert self.receipt["payment_account"] is not None, "succeeded receipt without payment_account"
@@ -263,9 +290,19 @@ def test_the_fc_mirrors_accept_minimal_answers_and_reject_what_android_rejects()
             "last4": "6789", "networks": {"preferred": "ach", "supported": "ach"}}})
 
 
+class _Answer:
+    """An HTTP answer as `BankPage` reads it, for the helpers' own test."""
+
+    def __init__(self, text, status_code=200):
+        self.text = text
+        self.status_code = status_code
+        self.headers = {"Content-Type": "text/html; charset=utf-8"}
+
+
 def test_the_fc_web_flow_helpers_do_what_the_sdk_does():
     """ApiVersion(betas).code, HostedAuthUrlBuilder (unencoded `&k=v`, launched_by last), the Full SDK's
-    exact match after clearing the query, Lite's `contains`, and `expand[]` for the synchronize list."""
+    exact match after clearing the query, Lite's `contains`, the browser's reading of the result page's
+    link back (`&amp;` decoded, resolved against the page), and `expand[]` for the synchronize list."""
     assert android.FC_API_VERSION == "2020-03-02;financial_connections_client_api_beta=v1"
     assert android.hosted_auth_url("https://p.example/fc?session=s", email="jenny@example.com") == \
         "https://p.example/fc?session=s&email=jenny@example.com&launched_by=android_sdk"
@@ -277,6 +314,20 @@ def test_the_fc_web_flow_helpers_do_what_the_sdk_does():
     assert android.full_sdk_outcome(android.FC_SUCCESS_URL + "#done", manifest) == "failed"
     assert android.lite_outcome(android.FC_SUCCESS_URL + "#done", manifest) == "success"
     assert android.lite_outcome("https://bank.example/", manifest) == "not_intercepted"
+    # The result page's link, read as a browser reads it (character references decoded, resolved
+    # against the page's URL), and tapped.
+    page_url = "https://p.example/fc/t?session=s"
+    href = android.FC_SUCCESS_URL + "?a=1&amp;b=2"
+    page = android.BankPage(page_url, _Answer(f'<p><a id="return" class="button primary" href="{href}">Return</a>'))
+    assert page.return_link == android.FC_SUCCESS_URL + "?a=1&b=2"
+    assert android.tap_return_link(page) == android.FC_SUCCESS_URL + "?a=1&b=2"
+    assert android.full_sdk_outcome(android.tap_return_link(page), manifest) == "success"
+    elsewhere = android.BankPage(page_url, _Answer('<a id="return" href="/v1/back">Return</a><a href="x">X</a>'))
+    assert android.tap_return_link(elsewhere) == "https://p.example/v1/back"
+    assert [link["href"] for link in elsewhere.links] == ["/v1/back", "x"]
+    assert android.full_sdk_outcome(android.tap_return_link(elsewhere), manifest) == "failed"
+    assert android.lite_outcome(android.tap_return_link(elsewhere), manifest) == "not_intercepted"
+    assert android.tap_return_link(android.BankPage(page_url, _Answer('<a href="' + href + '">Return</a>'))) is None
     assert "expand%5B%5D=manifest.active_auth_session" in android.encode_params(
         {"expand": ["manifest.active_auth_session"], "client_secret": "x"}).split("&")
 
@@ -312,7 +363,8 @@ def test_the_elements_session_offers_us_bank_accounts_with_a_session_id(sheet_fa
 def test_add_a_us_bank_account_end_to_end(sheet_factory, sdk, integration):
     """Full SDK, web flow: deferred session (unique_id = session_id, verification_method=automatic,
     hosted_surface=customer_sheet, link_mode=LINK_DISABLED), synchronize (manifest for the web flow,
-    return URLs of the app's package), the test bank's checking account (303 to success_url), receipt
+    return URLs of the app's package), the test bank's checking account (the result page, whose link to
+    success_url the customer taps), receipt
     (succeeded, payment_account), list_accounts, POST /v1/payment_methods with link_account_session,
     the sheet's setup intent confirmed with the online mandate -> succeeded, and the list shows it."""
     sheet = load(sheet_factory)
@@ -358,11 +410,11 @@ def test_add_a_us_bank_account_end_to_end(sheet_factory, sdk, integration):
     assert set(link.page.select_values("account_type")) >= {"checking", "savings"}
     assert PAGE_IDS <= link.page.ids, f"missing element ids: {sorted(PAGE_IDS - link.page.ids)}"
     answer = link.submit("checking", "link")
-    assert answer.status == 303
-    split = urllib.parse.urlsplit(answer.location)
+    check_result_page(answer, manifest["success_url"], "Account linked")
+    assert link.come_back() == "success"
+    split = urllib.parse.urlsplit(link.tapped)
     assert urllib.parse.urlunsplit((split.scheme, split.netloc, split.path, "", split.fragment)) == \
         manifest["success_url"] == f"stripe-auth://link-accounts/{android.APP_ID}/success"
-    assert link.come_back() == "success"
 
     # 4. The receipt: FC beta header, succeeded, one checking account as payment_account.
     _, url, body, headers = sent_to(sdk, "GET", "/v1/link_account_sessions/session_receipt")[-1]
@@ -435,7 +487,8 @@ def test_add_a_us_bank_account_end_to_end(sheet_factory, sdk, integration):
 def test_add_a_us_bank_account_with_fc_lite(sheet_factory, sdk, integration):
     """An app without the FC SDK: FC Lite synchronizes with its own parameters (locale,
     mobile[fullscreen]=true, mobile[hide_close_button]=false, mobile[application_id], client_secret),
-    opens the same URL in a WebView, intercepts the stripe-auth:// redirect (`contains(success_url)`),
+    opens the same URL in a WebView, intercepts the stripe-auth:// URL of the result page's link the
+    customer taps (`contains(success_url)`),
     decodes the receipt with a strict Json (no coerceInputValues), and the sheet saves as with the Full SDK."""
     sheet = load(sheet_factory)
     assert sheet.elements_session["flags"].get("elements_disable_fc_lite") is not True
@@ -449,6 +502,7 @@ def test_add_a_us_bank_account_with_fc_lite(sheet_factory, sdk, integration):
     assert link.manifest["success_url"] == android.FC_SUCCESS_URL
     assert link.manifest["cancel_url"] == android.FC_CANCEL_URL
     assert link.outcome == "success"
+    check_result_page(link.answer, android.FC_SUCCESS_URL, "Account linked")
     assert link.receipt["status"] == "succeeded"
     assert link.receipt["payment_account"]["last4"] == "6789"
     saved = save(sheet, link)
@@ -465,16 +519,18 @@ def test_add_a_us_bank_account_with_fc_lite(sheet_factory, sdk, integration):
 
 
 def test_cancel_on_the_test_bank_page(sheet_factory, sdk):
-    """Cancel: 303 to cancel_url (the Full SDK's handleOnNewIntent -> onUserCancel -> receipt; not
-    `custom_manual_entry`, so the result is Canceled; Lite: payment_account null -> Canceled). The session
-    is cancelled, a payment method from it is refused naming us_bank_account[link_account_session], and
-    the page then shows a result page that changes nothing."""
+    """Cancel: the result page, whose link to cancel_url the customer taps (the Full SDK's
+    handleOnNewIntent -> onUserCancel -> receipt; not `custom_manual_entry`, so the result is Canceled;
+    Lite: payment_account null -> Canceled). The session is cancelled, a payment method from it is
+    refused naming us_bank_account[link_account_session], and the page then shows the same result page,
+    opened again or posted to from the stale form, which changes nothing."""
     sheet = load(sheet_factory)
     link = BankLink(sheet).start()
     answer = link.submit("checking", "cancel")
-    assert answer.status == 303
-    assert link.come_back() == "cancel", f"{answer.location!r} is not the manifest's cancel_url"
-    assert answer.location.split("?")[0] == android.FC_CANCEL_URL
+    check_result_page(answer, android.FC_CANCEL_URL, "Linking cancelled")
+    assert link.come_back() == "cancel", f"{link.tapped!r} is not the manifest's cancel_url"
+    assert link.tapped.split("?")[0] == android.FC_CANCEL_URL
+    assert android.lite_outcome(link.tapped, link.manifest) == "cancel"
     receipt = link.receipt
     assert receipt["status"] == "cancelled"
     assert receipt["status_details"] == {"cancelled": {"reason": "other"}}
@@ -491,11 +547,35 @@ def test_cancel_on_the_test_bank_page(sheet_factory, sdk):
     assert (error["type"], error["param"]) == ("invalid_request_error", "us_bank_account[link_account_session]")
 
     again = android.open_bank_page(link.url)
-    assert again.status == 200
+    check_result_page(again, android.FC_CANCEL_URL, "Linking cancelled")
+    stale = android.submit_bank_page(link.page, "checking", "link")
+    check_result_page(stale, android.FC_CANCEL_URL, "Linking cancelled")
     after = sdk.financial_connections_session_receipt(link.session["client_secret"])
     assert (after["status"], after["payment_account"]) == ("cancelled", None)
     sheet.refresh()
     assert sheet.payment_methods == []
+
+
+def test_a_linked_session_keeps_its_result_page(sheet_factory, sdk):
+    """After linking, the page is the result page for good: opened again (a reload, or the customer
+    coming back to the tab) it says the account is linked and offers the same one link to success_url,
+    which both SDKs still take for a success; a Cancel posted from the stale form changes nothing and
+    answers that same page. The session stays succeeded with its account."""
+    sheet = load(sheet_factory)
+    link = BankLink(sheet).link("savings")
+    account = link.receipt["payment_account"]
+    assert account["last4"] == "2227"
+    check_result_page(link.answer, android.FC_SUCCESS_URL, "Account linked")
+
+    again = android.open_bank_page(link.url)
+    check_result_page(again, android.FC_SUCCESS_URL, "Account linked")
+    assert android.full_sdk_outcome(android.tap_return_link(again), link.manifest) == "success"
+    assert android.lite_outcome(android.tap_return_link(again), link.manifest) == "success"
+    stale = android.submit_bank_page(link.page, "checking", "cancel")
+    check_result_page(stale, android.FC_SUCCESS_URL, "Account linked")
+    after = sdk.financial_connections_session_receipt(link.session["client_secret"])
+    assert (after["status"], after["payment_account"]["id"]) == ("succeeded", account["id"])
+    assert [item["id"] for item in after["accounts"]["data"]] == [account["id"]]
 
 
 def test_a_closed_account_links_but_the_bank_declines_it(sheet_factory, sdk):
@@ -545,13 +625,15 @@ def test_manual_entry_of_a_savings_account(sheet_factory, sdk):
 
 def test_a_bad_routing_number_re_renders_the_page(sheet_factory, sdk):
     """A routing number failing its checksum: 400 with the page again (text/html, the form still there),
-    no redirect, and the session stays pending with no account; fixing it then links."""
+    no redirect and no link back to the app, and the session stays pending with no account; fixing it
+    then links."""
     sheet = load(sheet_factory)
     link = BankLink(sheet).start()
     answer = link.submit("manual", routing_number=BAD_ROUTING_NUMBER, account_number=ACCOUNT_NUMBER,
                          account_type="checking")
     assert answer.status == 400, f"POST -> {answer.status} {answer.location!r}"
     assert answer.location is None
+    assert answer.return_link is None, f"the re-rendered form offers a way back: {answer.links}"
     assert answer.headers.get("Content-Type", "").startswith("text/html")
     assert answer.form_with_button("link") is not None, "the re-rendered page has no form to try again"
     receipt = sdk.financial_connections_session_receipt(link.session["client_secret"])
@@ -588,7 +670,7 @@ def test_fc_endpoints_accept_unknown_parameters(sheet_factory, sdk):
     assert pending["status"] == "pending"
     page = android.open_bank_page(android.hosted_auth_url(manifest["hosted_auth_url"], email=BILLING["email"]))
     answer = android.submit_bank_page(page, "checking", "link")
-    assert answer.status == 303
-    assert android.full_sdk_outcome(answer.location, manifest) == "success"
+    check_result_page(answer, manifest["success_url"], "Account linked")
+    assert android.full_sdk_outcome(android.tap_return_link(answer), manifest) == "success"
     receipt = sdk.financial_connections_session_receipt(secret, extra={"future_parameter": "android"})
     assert receipt["status"] == "succeeded" and receipt["payment_account"]["last4"] == "6789"

@@ -8,7 +8,8 @@ docs/api.md ("Financial Connections") says Purse answers.
 
 The flow per add (docs/replays/stripe-ios.md, "Financial Connections"):
 elements session -> `POST /v1/setup_intents/{id}/link_account_sessions` -> `synchronize` -> the
-hosted page (GET, then the form's POST, answered `303` to `success_url` / `cancel_url`) ->
+hosted page (GET, then the form's POST, answered `200` with a result page whose one way back is a
+link the customer taps, to `success_url` / `cancel_url`) ->
 `session_receipt` (FC Lite: or `complete`) -> elements session for the setup intent ->
 `POST /v1/setup_intents/{id}/confirm` with `payment_method_data[us_bank_account][link_account_session]`
 -> the refreshed list.
@@ -58,13 +59,14 @@ def cancel_url(app_id):
 # What the SDK asks for, step by step
 
 
-def link(sheet, implementation="full", customer_action=None):
+def link(sheet, implementation="full", customer_action=None, taps_return=True):
     """The customer taps "Continue" on the US bank account form: the sheet's setup intent
     (`fetchClientSecret`, cached), then the whole Financial Connections exchange on the sheet's
-    client (`STPAPIClient.shared`)."""
+    client (`STPAPIClient.shared`); on the page's result page the customer taps the link back to
+    the app (`taps_return`), or closes the browser."""
     secret = sheet.fetch_client_secret()
     return collect_bank_account(sheet.sdk, secret, NAME, EMAIL, implementation,
-                                customer_action or link_account("checking"))
+                                customer_action or link_account("checking"), taps_return=taps_return)
 
 
 def save(sheet, flow):
@@ -192,6 +194,25 @@ def check_page(page):
     CONTRACT.expect_true(PAGE_IDS <= page.ids, f"test-bank page: missing element ids {sorted(PAGE_IDS - page.ids)}")
 
 
+def check_result_page(flow, key, heading, page=None):
+    """What the page answers the form's POST (or shows again once the session is decided: `page`):
+    200, an HTML result page saying `heading`, whose one way back is the link the customer taps,
+    `<a id="return">Return to the app</a>` to the manifest's `key` URL exactly (the SDK matched it
+    by scheme, host and path); no redirect (Android's Custom Tabs open an app's scheme only from a
+    gesture), no form."""
+    page = page or flow.result_page
+    assert page is not None, "the page gave no answer"
+    what = f"the result page ({heading})"
+    CONTRACT.expect(page.status, 200, f"{what}: status")
+    CONTRACT.expect(page.response.headers.get("Location"), None, f"{what}: Location (the page ends on a link)")
+    CONTRACT.expect_true(page.content_type.startswith("text/html"), f"{what}: Content-Type {page.content_type!r}")
+    CONTRACT.expect_true(heading in page.text, f"{what}: the text {page.text[:200]!r} does not say it")
+    CONTRACT.expect([(link["id"], link["href"], link["text"].strip()) for link in page.links],
+                    [("return", flow.manifest[key], "Return to the app")],
+                    f"{what}: its links (exactly one: #return to {key})")
+    CONTRACT.expect(page.forms, [], f"{what}: its forms")
+
+
 def check_linked_account(account, customer, kind="checking", where="account"):
     last4, subcategory = TEST_ACCOUNTS[kind]
     CONTRACT.expect_true(account["id"].startswith("fca_"), f"{where}.id {account['id']!r}: fca_...")
@@ -218,8 +239,8 @@ def check_linked(flow, customer, kind="checking"):
     assert bank["session_id"] and bank["last4"] and bank["bank_name"], bank
     last4, _ = TEST_ACCOUNTS[kind]
     assert bank["last4"] == last4, f"the page's {kind} account is ••••{last4}; linked: {bank}"
-    CONTRACT.expect(flow.answer.status_code, 303, "the page's answer to Link account")
-    CONTRACT.expect(flow.answer.headers.get("Location"), flow.manifest["success_url"], "the page's Location")
+    assert flow.return_url is not None, "the customer tapped no link back to the app"
+    check_result_page(flow, "success_url", "Account linked")
     CONTRACT.expect(session["id"], las["id"], "receipt id")
     CONTRACT.expect(session.get("status"), "succeeded", "receipt status after linking")
     if flow.implementation == "full":
@@ -279,8 +300,9 @@ def test_customer_sheet_adds_a_us_bank_account(sheet, client, customer):
     the sheet's setup intent (`hosted_surface=customer_sheet`, `link_mode=LINK_DISABLED`, name and
     email); the FC sheet inserts its beta into `STPAPIClient.shared` and synchronizes
     (`expand[0]=manifest.active_auth_session`, `mobile[...]`); the web flow opens the test-bank
-    page with `&email=...&launched_by=ios_sdk`; the customer links the checking account; the 303 to
-    `success_url` comes back to the app; `session_receipt` gives the linked account; `Save`
+    page with `&email=...&launched_by=ios_sdk`; the customer links the checking account and taps
+    the result page's link to `success_url`, which comes back to the app; `session_receipt` gives
+    the linked account; `Save`
     confirms with `payment_method_data[us_bank_account][link_account_session]`, the inferred
     mandate, `use_stripe_sdk` and `expand[0]=payment_method`: succeeded, and the list shows it."""
     state = load(sheet)
@@ -340,8 +362,9 @@ def test_customer_sheet_adds_a_us_bank_account(sheet, client, customer):
 def test_customer_sheet_adds_a_us_bank_account_with_fc_lite(integration, purse, account, client, customer):
     """An app with StripeFinancialConnectionsLite instead: no beta (FC Lite inserts none), FC Lite's
     synchronize (`mobile[fullscreen]`, `mobile[mobile_sdk_type]=FC_LITE`, `mobile[app_return_url]`;
-    no app id, so the return URLs name `purse`), the page in a WKWebView whose navigation to
-    `success_url` ends the flow, `session_receipt` (FC Lite's decoder), then the same save."""
+    no app id, so the return URLs name `purse`), the page in a WKWebView where the tap on the
+    result page's link to `success_url` ends the flow, `session_receipt` (FC Lite's decoder), then
+    the same save."""
     sheet = make_sheet(integration, purse, account, client, customer)
     load(sheet)
     flow = link(sheet, "lite")
@@ -367,7 +390,8 @@ def test_fc_lite_closed_outside_the_web_view_cancels_the_session(sheet, client, 
     """FC Lite, the customer opens the page and then closes the sheet (swipe or close button,
     `.cancelledOutsideWebView`): `POST /v1/link_account_sessions/complete` turns the pending
     session into a cancelled one with no payment account, the SDK reports a cancel, the sheet
-    saves nothing. The page, opened again or submitted from the stale copy, links nothing."""
+    saves nothing. The page, opened again or submitted from the stale copy, links nothing: it
+    shows the cancelled session's result page, its link to `cancel_url`."""
     load(sheet)
     flow = link(sheet, "lite", close_browser)
     check_page(flow.page)
@@ -386,9 +410,11 @@ def test_fc_lite_closed_outside_the_web_view_cancels_the_session(sheet, client, 
     assert again.status == 200, (again.status, again.text[:300])
     CONTRACT.expect_true(again.form_with_button("link") is None,
                          "the page of a cancelled session still offers Link account")
-    stale = flow.page.submit("checking", "link")
-    assert stale.headers.get("Location") != flow.manifest["success_url"], "a cancelled session was linked"
-    CONTRACT.expect(stale.status_code, 200, "the page's POST on a decided session")
+    check_result_page(flow, "cancel_url", "Linking cancelled", page=again)
+    stale = BankPage.answered(flow.page.submit("checking", "link"), flow.page.browser)
+    assert stale_page_result(stale, flow) != "success", "a cancelled session was linked"
+    assert stale.response.headers.get("Location") is None, stale.response.headers
+    check_result_page(flow, "cancel_url", "Linking cancelled", page=stale)
     receipt = session_receipt(sheet.sdk, flow)
     assert receipt.get("payment_account") is None, receipt
     CONTRACT.expect(receipt.get("status"), "cancelled", "the receipt after the stale POST")
@@ -398,22 +424,27 @@ def test_fc_lite_closed_outside_the_web_view_cancels_the_session(sheet, client, 
     CONTRACT.done()
 
 
+def stale_page_result(page, flow):
+    """What the SDK would make of the customer tapping `page`'s link back (FC Lite's reading; the
+    full SDK's is the same for these URLs)."""
+    return stripe_ios.web_result_lite(page.tap_return(), flow.manifest)
+
+
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 def test_the_customer_cancels_on_the_bank_page(implementation, sheet, client, customer):
-    """The customer presses Cancel on the page: a redirect to `cancel_url`, which both SDKs
-    classify as a cancel in the web page (`AuthenticationSessionManager`: `.webCancelled`; FC Lite:
-    `.cancelledWithinWebview`); the receipt says cancelled (reason `other`, not
-    `custom_manual_entry`) with no payment account, so the SDK reports a cancel and the sheet
-    saves nothing."""
+    """The customer presses Cancel on the page: the result page, whose link to `cancel_url` the
+    customer taps, which both SDKs classify as a cancel in the web page
+    (`AuthenticationSessionManager`: `.webCancelled`; FC Lite: `.cancelledWithinWebview`); the
+    receipt says cancelled (reason `other`, not `custom_manual_entry`) with no payment account, so
+    the SDK reports a cancel and the sheet saves nothing."""
     load(sheet)
     flow = link(sheet, implementation, cancel_on_page)
     check_page(flow.page)
     assert dict(flow.page.submitted).get("action") == "cancel"
     assert flow.web_result == ("web_cancelled" if implementation == "full" else "cancelled_within_webview"), \
-        (flow.web_result, flow.answer.status_code, flow.answer.headers.get("Location"))
+        (flow.web_result, flow.answer.status_code, flow.answer.headers.get("Location"), flow.return_url)
     assert flow.result == "cancelled", f"{flow.result} ({flow.error})"
-    CONTRACT.expect(flow.answer.status_code, 303, "the page's answer to Cancel")
-    CONTRACT.expect(flow.answer.headers.get("Location"), flow.manifest["cancel_url"], "the page's Location after Cancel")
+    check_result_page(flow, "cancel_url", "Linking cancelled")
     receipt = flow.replies[-1].json()
     assert receipt.get("payment_account") is None, receipt
     CONTRACT.expect(receipt.get("status"), "cancelled", "receipt status after Cancel")
@@ -421,6 +452,44 @@ def test_the_customer_cancels_on_the_bank_page(implementation, sheet, client, cu
     CONTRACT.expect(receipt["accounts"]["data"], [], "receipt accounts.data after Cancel")
     assert refreshed_ids(sheet) == []
     assert client.v1.customers.payment_methods.list(customer).data == []
+    CONTRACT.done()
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_closing_the_browser_on_the_result_page_still_links(implementation, sheet, client, customer):
+    """The page ends on a link the customer taps; one who closes the browser on the result page
+    instead has linked all the same, since the POST decided the session: the full SDK
+    (`canceledLogin` -> `.nativeCancelled`) reads the receipt, finds the payment account and
+    reports success (`FinancialConnectionsWebFlowViewController.fetchSession`); FC Lite (closed
+    outside the web view) sends `complete`, which answers the succeeded session as it is. The
+    sheet saves the account. The page opened again shows the same result page, and a Cancel
+    posted from the stale form changes nothing."""
+    load(sheet)
+    flow = link(sheet, implementation, link_account("checking"), taps_return=False)
+    check_page(flow.page)
+    assert flow.return_url is None
+    assert flow.web_result == ("native_cancelled" if implementation == "full" else "cancelled_outside_webview")
+    if implementation == "lite":
+        complete = flow.replies[-1]
+        assert complete.path == "/v1/link_account_sessions/complete"
+        CONTRACT.expect(complete.json().get("status"), "succeeded", "complete: a succeeded session's status")
+    assert flow.result == "completed", f"the SDK's result: {flow.result} ({flow.error})"
+    assert flow.linked_bank["last4"] == "6789", flow.linked_bank
+    check_result_page(flow, "success_url", "Account linked")
+
+    again = BankPage.open(flow.hosted_url)
+    assert again.status == 200, (again.status, again.text[:300])
+    check_result_page(flow, "success_url", "Account linked", page=again)
+    stale = BankPage.answered(flow.page.submit(None, "cancel"), flow.page.browser)
+    assert stale_page_result(stale, flow) == "success", "a Cancel after linking changed the result page"
+    check_result_page(flow, "success_url", "Account linked", page=stale)
+    receipt = session_receipt(sheet.sdk, flow)
+    assert receipt.get("status") == "succeeded" and receipt["payment_account"]["id"] == flow.linked_bank["account_id"], \
+        receipt
+
+    _, intent = saved(sheet, flow)
+    check_saved_method(intent["payment_method"], flow, customer, sheet)
+    assert refreshed_ids(sheet) == [intent["payment_method"]["id"]]
     CONTRACT.done()
 
 

@@ -137,7 +137,7 @@ doc = {
   "security": [{"bearerAuth": []}, {"basicAuth": []}],
   "paths": {
     "/healthz": {"get": {"operationId": "healthz", "summary": "The process answers", "security": [], "responses": {"200": ok(ref("Health"))}}},
-    "/readyz": {"get": {"operationId": "readyz", "summary": "The database is reachable and its schema current", "security": [], "responses": {"200": ok(ref("Health")), "503": ok(ref("Health"), "Not ready")}}},
+    "/readyz": {"get": {"operationId": "readyz", "summary": "The database is reachable, its schema current, and a write commits within 2 s", "security": [], "responses": {"200": ok(ref("Health")), "503": ok(ref("Health"), "Not ready")}}},
     "/metrics": {"get": {"operationId": "metrics", "summary": "Prometheus metrics (text format 0.0.4): requests and latency per route template and status, the database pool, the webhook queue, the process. Public and free of tenant data; keep it off the public internet at the proxy.", "security": [], "responses": {"200": {"description": "The metrics", "content": {"text/plain; version=0.0.4": {"schema": {"type": "string"}}}}}}},
     "/openapi.json": {"get": {"operationId": "openapi", "summary": "This document", "security": [], "responses": {"200": {"description": "The OpenAPI document", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
     "/v1/customers": {

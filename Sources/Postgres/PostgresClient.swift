@@ -19,13 +19,20 @@ public final class PostgresClient: Sendable, Service {
         /// How long a caller waits for a free connection before ``PGError/Kind/poolTimeout``.
         public var checkoutTimeout: Duration
         /// How long one statement may run (nil: as long as it takes); see
-        /// ``PostgresConnection/limitStatements(to:)``.
+        /// ``PostgresConnection/limit(statements:idleInTransaction:)``.
         public var statementTimeout: Duration?
+        /// How long a session may sit idle inside a transaction before the server ends it (nil:
+        /// the server's setting).
+        public var idleInTransactionTimeout: Duration?
 
-        public init(maxConnections: Int = 8, checkoutTimeout: Duration = .seconds(5), statementTimeout: Duration? = nil) {
+        public init(
+            maxConnections: Int = 8, checkoutTimeout: Duration = .seconds(5), statementTimeout: Duration? = nil,
+            idleInTransactionTimeout: Duration? = nil
+        ) {
             self.maxConnections = max(1, maxConnections)
             self.checkoutTimeout = checkoutTimeout
             self.statementTimeout = statementTimeout
+            self.idleInTransactionTimeout = idleInTransactionTimeout
         }
     }
 
@@ -266,9 +273,8 @@ public final class PostgresClient: Sendable, Service {
     private func connect() async throws -> PostgresConnection {
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration)
-            guard let limit = options.statementTimeout else { return connection }
             do {
-                try await connection.limitStatements(to: limit)
+                try await connection.limit(statements: options.statementTimeout, idleInTransaction: options.idleInTransactionTimeout)
             } catch {
                 await connection.close()
                 throw error

@@ -1,7 +1,8 @@
+import CLibPQ
 import Foundation
 
-/// Where and how to connect: libpq keyword/value parameters, built from a `postgres://` URL or
-/// from discrete settings.
+/// Where and how to connect: libpq keyword/value parameters, parsed by libpq from a connection
+/// string (a `postgres://` URL or keyword/value pairs) or built from discrete settings.
 ///
 /// The parameters go to `PQconnectdbParams` as arrays, never as a connection string we build, so
 /// a value can contain any character.
@@ -24,43 +25,28 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
         applyDefaults()
     }
 
-    /// Parses `postgres://user:password@host:port/database?keyword=value`.
-    ///
-    /// Query items become libpq parameters as they are (`sslmode`, `connect_timeout`, and `host`
-    /// for a unix-socket directory). Percent-encoded user names and passwords are decoded.
-    public init(url: String) throws {
-        guard let components = URLComponents(string: url),
-            let scheme = components.scheme?.lowercased(),
-            scheme == "postgres" || scheme == "postgresql"
-        else {
+    /// Parses a connection string exactly as libpq does (`PQconninfoParse`): a URI
+    /// (`postgres://user:password@host1:5432,host2:5433/database?target_session_attrs=read-write`,
+    /// several hosts tried in turn) or keyword/value pairs (`host=h1,h2 port=5432,5433
+    /// dbname=purse sslmode=verify-full`). Every keyword this libpq knows is accepted, none other:
+    /// `load_balance_hosts` needs libpq 16.
+    public init(connectionString: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(connectionString, &message) else {
+            let reason = message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "out of memory"
+            if let message { PQfreemem(message) }
             throw PGError(
                 .invalidConfiguration,
-                message: "The database URL must look like postgres://user:password@host:5432/database"
+                message: "The database URL is not one libpq accepts (\(reason)): postgres://user:password@host:5432/database, "
+                    + "several hosts as host1:5432,host2:5432, or keyword=value pairs"
             )
         }
+        defer { PQconninfoFree(options) }
         var parameters: [(keyword: String, value: String)] = []
-        if let host = components.percentEncodedHost, !host.isEmpty {
-            parameters.append(("host", host.removingPercentEncoding ?? host))
-        }
-        if let port = components.port { parameters.append(("port", String(port))) }
-        if let user = components.user, !user.isEmpty { parameters.append(("user", user)) }
-        if let password = components.password { parameters.append(("password", password)) }
-        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        if !path.isEmpty {
-            guard !path.contains("/") else {
-                throw PGError(.invalidConfiguration, message: "The database URL's path must be one database name")
-            }
-            parameters.append(("dbname", path))
-        }
-        for item in components.queryItems ?? [] {
-            guard !item.name.isEmpty, let value = item.value else {
-                throw PGError(
-                    .invalidConfiguration,
-                    message: "The database URL has a query parameter without a value: '\(item.name)'"
-                )
-            }
-            parameters.removeAll { $0.keyword == item.name }
-            parameters.append((item.name, value))
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val { parameters.append((String(cString: keyword), String(cString: value))) }
+            option += 1
         }
         self.parameters = parameters
         applyDefaults()

@@ -30,7 +30,7 @@ public actor PostgresConnection {
     private var queued: [Step] = []
     /// Exchanges with the server so far: whether a savepoint's `SAVEPOINT` has been sent yet.
     private(set) var exchangeCount = 0
-    /// How long a `COMMIT` may wait before it is cancelled (``limitStatements(to:)``).
+    /// How long a `COMMIT` may wait before it is cancelled (``limit(statements:idleInTransaction:)``).
     private var commitTimeout: Duration?
 
     /// Statements prepared before `DEALLOCATE ALL` starts the cache over, so statements built
@@ -107,14 +107,26 @@ public actor PostgresConnection {
 
     // MARK: - Statements
 
-    /// Limits how long each statement may run. The server cancels a statement past `limit`
-    /// (`statement_timeout`, SQLSTATE 57014, ``PGError/isUnavailable``). A `COMMIT` the server
-    /// does not time out: one waiting for a synchronous standby would wait for as long as the
-    /// standby is away, so this connection cancels it past `limit`, and its outcome is unknown.
-    public func limitStatements(to limit: Duration) async throws {
-        let milliseconds = max(1, limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000)
-        try await simpleQuery("SET statement_timeout = \(milliseconds)")
-        commitTimeout = limit
+    /// Limits how long each statement may run, and how long the session may sit idle inside a
+    /// transaction block; nil leaves a limit as the server has it.
+    ///
+    /// The server cancels a statement past `statements` (`statement_timeout`, SQLSTATE 57014,
+    /// ``PGError/isUnavailable``). A `COMMIT` the server does not time out: one waiting for a
+    /// synchronous standby would wait for as long as the standby is away, so this connection
+    /// cancels it past `statements`, and its outcome is unknown. A session idle in a transaction
+    /// past `idleInTransaction` is ended by the server (`idle_in_transaction_session_timeout`),
+    /// which releases its locks: a process that stalled or lost its network mid-transaction
+    /// holds nobody's rows for longer.
+    public func limit(statements: Duration?, idleInTransaction: Duration?) async throws {
+        func milliseconds(_ limit: Duration) -> Int64 {
+            max(1, limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000)
+        }
+        var settings: [String] = []
+        if let statements { settings.append("SET statement_timeout = \(milliseconds(statements))") }
+        if let idleInTransaction { settings.append("SET idle_in_transaction_session_timeout = \(milliseconds(idleInTransaction))") }
+        guard !settings.isEmpty else { return }
+        try await simpleQuery(settings.joined(separator: "; "))
+        commitTimeout = statements
     }
 
     /// Opens a transaction block. `BEGIN` is not sent by itself: it travels with the next

@@ -42,7 +42,10 @@ struct ServeCommand: AsyncParsableCommand {
             options: .init(
                 maxConnections: configuration.poolSize,
                 checkoutTimeout: configuration.poolTimeout,
-                statementTimeout: configuration.statementTimeout
+                statementTimeout: configuration.statementTimeout,
+                // Purse never pauses inside a transaction: a session idle in one this long has a
+                // stalled or cut-off process behind it, and the server ends it to free its locks.
+                idleInTransactionTimeout: configuration.statementTimeout
             ),
             logger: Logger(label: "purse.postgres")
         )

@@ -24,7 +24,7 @@ struct Workspace {
         if let url = storage.databaseURL {
             return Workspace(
                 dataDirectory: dataDirectory, masterKey: masterKey,
-                database: try PostgresConfiguration(url: url), localCluster: nil, startedLocalCluster: false
+                database: try PostgresConfiguration(connectionString: url), localCluster: nil, startedLocalCluster: false
             )
         }
         let cluster = LocalCluster(directory: dataDirectory.appendingPathComponent("postgres"))

@@ -9,7 +9,7 @@ import Testing
 struct ConnectionTests {
     @Test func urlsBecomeKeywordParameters() throws {
         let configuration = try PostgresConfiguration(
-            url: "postgres://app%40x:p%2Fss@db.example:6543/purse?sslmode=disable&connect_timeout=2"
+            connectionString: "postgres://app%40x:p%2Fss@db.example:6543/purse?sslmode=disable&connect_timeout=2"
         )
         #expect(configuration.value(for: "user") == "app@x")
         #expect(configuration.value(for: "password") == "p/ss")
@@ -22,12 +22,12 @@ struct ConnectionTests {
     }
 
     @Test func aVanishedServerIsNoticedByDefaultUnlessTheURLSaysOtherwise() async throws {
-        let defaults = try PostgresConfiguration(url: "postgres://u@db.example/purse")
+        let defaults = try PostgresConfiguration(connectionString: "postgres://u@db.example/purse")
         #expect(defaults.value(for: "keepalives_idle") == "30")
         #expect(defaults.value(for: "keepalives_interval") == "10")
         #expect(defaults.value(for: "keepalives_count") == "3")
         #expect(defaults.value(for: "tcp_user_timeout") == "30000")
-        let chosen = try PostgresConfiguration(url: "postgres://u@db.example/purse?keepalives_idle=5&tcp_user_timeout=0")
+        let chosen = try PostgresConfiguration(connectionString: "postgres://u@db.example/purse?keepalives_idle=5&tcp_user_timeout=0")
         #expect(chosen.value(for: "keepalives_idle") == "5")
         #expect(chosen.value(for: "tcp_user_timeout") == "0")
         // libpq accepts them all: a connection with the defaults opens.
@@ -64,15 +64,47 @@ struct ConnectionTests {
         await connection.close()
     }
 
-    @Test(arguments: ["mysql://u@h/db", "not a url", "postgres://u@h/a/b", "postgres://u@h/db?sslmode"])
+    @Test func multiHostURLsAndKeywordStringsAreTakenAsLibpqTakesThem() throws {
+        let url = try PostgresConfiguration(
+            connectionString: "postgresql://purse:pw@db1.example:5432,db2.example:5433/purse?target_session_attrs=read-write&sslmode=require"
+        )
+        #expect(url.value(for: "host") == "db1.example,db2.example")
+        #expect(url.value(for: "port") == "5432,5433")
+        #expect(url.value(for: "target_session_attrs") == "read-write")
+        #expect(url.value(for: "sslmode") == "require")
+        #expect(url.value(for: "dbname") == "purse")
+        let keywords = try PostgresConfiguration(
+            connectionString: "host=db1.example,db2.example port=5432 dbname=purse user=purse password='p w' target_session_attrs=primary"
+        )
+        #expect(keywords.value(for: "host") == "db1.example,db2.example")
+        #expect(keywords.value(for: "password") == "p w")
+        #expect(keywords.value(for: "target_session_attrs") == "primary")
+        #expect(keywords.value(for: "keepalives_idle") == "30", "Purse's defaults apply to both forms")
+        #expect(!keywords.description.contains("p w"))
+    }
+
+    /// libpq tries the hosts in turn: the first refuses, the second answers.
+    @Test func aMultiHostURLReachesTheHostThatAnswers() async throws {
+        let live = try TestPostgres.serverConfiguration()
+        let refusing = LocalCluster.ephemeralPort() ?? 1
+        var configuration = try PostgresConfiguration(
+            connectionString: "postgres://127.0.0.1:\(refusing),127.0.0.1:\(live.value(for: "port") ?? "")/postgres?target_session_attrs=read-write"
+        )
+        for keyword in ["user", "password", "dbname"] { if let value = live.value(for: keyword) { configuration.set(keyword, value) } }
+        let connection = try await PostgresConnection.connect(configuration: configuration)
+        try await connection.simpleQuery("SELECT 1")
+        await connection.close()
+    }
+
+    @Test(arguments: ["mysql://u@h/db", "not a url", "postgres://u@h/db?sslmode", "postgres://u@h/db?no_such_keyword=1", "host=h port"])
     func badURLsAreRefusedClearly(url: String) {
-        let error = #expect(throws: PGError.self) { try PostgresConfiguration(url: url) }
+        let error = #expect(throws: PGError.self) { try PostgresConfiguration(connectionString: url) }
         #expect(error?.kind == .invalidConfiguration)
     }
 
     @Test func aRefusedConnectionSaysSo() async throws {
         let port = LocalCluster.ephemeralPort() ?? 1
-        let configuration = try PostgresConfiguration(url: "postgres://postgres@127.0.0.1:\(port)/postgres")
+        let configuration = try PostgresConfiguration(connectionString: "postgres://postgres@127.0.0.1:\(port)/postgres")
         let error = await #expect(throws: PGError.self) { try await PostgresConnection.connect(configuration: configuration) }
         #expect(error?.kind == .connectionFailed)
         #expect(error?.isUnavailable == true)

@@ -13,7 +13,7 @@ public enum TestPostgres {
 
     private static let shared: Result<PostgresConfiguration, any Error> = {
         if let url = ProcessInfo.processInfo.environment["PURSE_TEST_DATABASE_URL"] {
-            return Result { try PostgresConfiguration(url: url) }
+            return Result { try PostgresConfiguration(connectionString: url) }
         }
         return Result {
             let cluster = try makeThrowawayCluster()

@@ -60,7 +60,8 @@ public struct PurseApplication {
         let background = PostgresClient(
             configuration: backgroundSettings,
             options: .init(
-                maxConnections: 2, checkoutTimeout: pool.options.checkoutTimeout, statementTimeout: pool.options.statementTimeout
+                maxConnections: 2, checkoutTimeout: pool.options.checkoutTimeout, statementTimeout: pool.options.statementTimeout,
+                idleInTransactionTimeout: pool.options.idleInTransactionTimeout
             )
         )
         let backgroundDatabase = PostgresDatabase(pool: background)

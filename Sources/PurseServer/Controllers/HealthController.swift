@@ -3,8 +3,9 @@ import PurseCore
 import PurseModels
 import PursePostgres
 
-/// `GET /healthz` (the process answers) and `GET /readyz` (the database is reachable and its
-/// schema current). Both are public.
+/// `GET /healthz` (the process answers) and `GET /readyz` (the database is reachable, its schema
+/// current, and a write commits within two seconds: a load balancer stops sending requests to an
+/// instance whose writes would hang). Both are public.
 struct HealthController {
     let health: DatabaseHealth
 
@@ -15,10 +16,22 @@ struct HealthController {
     @Sendable func readyz(_: Request, _: PurseRequestContext) async -> Response {
         switch await health.readiness() {
         case .ready:
-            return .json(["status": "ready", "database": "reachable", "schema": "current"])
+            return .json(["status": "ready", "database": "reachable", "schema": "current", "writes": "committing"])
         case .unreachable:
             return .json(
                 ["status": "unavailable", "database": "unreachable"],
+                status: .serviceUnavailable,
+                headers: [.stripeShouldRetry: "true"]
+            )
+        case .readOnly:
+            return .json(
+                ["status": "unavailable", "database": "reachable", "schema": "current", "writes": "read_only"],
+                status: .serviceUnavailable,
+                headers: [.stripeShouldRetry: "true"]
+            )
+        case .writesNotCommitting:
+            return .json(
+                ["status": "unavailable", "database": "reachable", "schema": "current", "writes": "not_committing"],
                 status: .serviceUnavailable,
                 headers: [.stripeShouldRetry: "true"]
             )

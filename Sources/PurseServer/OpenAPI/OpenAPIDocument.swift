@@ -47,7 +47,7 @@ enum OpenAPIDocument {
     "/readyz": {
       "get": {
         "operationId": "readyz",
-        "summary": "The database is reachable and its schema current",
+        "summary": "The database is reachable, its schema current, and a write commits within 2 s",
         "security": [],
         "responses": {
           "200": {

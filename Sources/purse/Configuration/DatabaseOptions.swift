@@ -6,8 +6,9 @@ struct DatabaseOptions: ParsableArguments {
     @Option(
         name: .customLong("database-url"),
         help: ArgumentHelp(
-            "PostgreSQL URL, postgres://user:password@host:5432/database (env DATABASE_URL). Without one, "
-                + "Purse runs its own PostgreSQL in the data folder.")
+            "PostgreSQL connection string as libpq takes it: postgres://user:password@host:5432/database, several "
+                + "hosts as host1:5432,host2:5432?target_session_attrs=read-write, or keyword=value pairs "
+                + "(env DATABASE_URL). Without one, Purse runs its own PostgreSQL in the data folder.")
     )
     var databaseURL: String?
 

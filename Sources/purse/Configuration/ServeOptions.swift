@@ -30,7 +30,8 @@ struct ServeOptions: ParsableArguments {
         name: .customLong("statement-timeout"),
         help: ArgumentHelp(
             "Seconds one database statement, or a commit waiting for a synchronous standby, may take before it is "
-                + "cancelled and the request answered 503 (env PURSE_STATEMENT_TIMEOUT; default 10).")
+                + "cancelled and the request answered 503; also how long a session may sit idle in a transaction "
+                + "before PostgreSQL ends it (env PURSE_STATEMENT_TIMEOUT; default 10).")
     )
     var statementTimeout: Double?
 

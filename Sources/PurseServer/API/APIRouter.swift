@@ -45,6 +45,8 @@ final class APIRouter {
         let ignoredParameters: IgnoredParameters
         /// Test-only (debug builds): where a request with an idempotency key may kill the server.
         let faultPoint: FaultPoint?
+        /// `--request-timeout`, when on.
+        let deadline: RequestDeadline?
     }
 
     init(router: Router<PurseRequestContext>, pipeline: Pipeline) {
@@ -94,7 +96,15 @@ final class APIRouter {
 }
 
 extension APIRouter.Pipeline {
+    /// The request's steps, within its deadline when there is one.
     func respond(
+        to request: Request, context: PurseRequestContext, route: APIRouter.Route, handler: @escaping APIRouter.Handler
+    ) async throws -> Response {
+        guard let deadline else { return try await respondUnbounded(to: request, context: context, route: route, handler: handler) }
+        return try await deadline.run { try await respondUnbounded(to: request, context: context, route: route, handler: handler) }
+    }
+
+    private func respondUnbounded(
         to request: Request, context: PurseRequestContext, route: APIRouter.Route, handler: @escaping APIRouter.Handler
     ) async throws -> Response {
         let credential: Credential?

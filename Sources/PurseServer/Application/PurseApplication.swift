@@ -2,6 +2,7 @@ public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 public import Logging
+import NIOPosix
 package import NIOSSL
 public import Postgres
 import Prometheus
@@ -83,7 +84,10 @@ public struct PurseApplication {
                 failedAuthentications: configuration.rateLimit.map(RateLimiter.init),
                 clientAddress: ClientAddress(trustedProxies: configuration.trustedProxies),
                 ignoredParameters: IgnoredParameters(registry: metrics),
-                faultPoint: FaultPoint.fromEnvironment()
+                faultPoint: FaultPoint.fromEnvironment(),
+                deadline: configuration.requestTimeout.map {
+                    RequestDeadline(limit: $0, grace: .seconds(1), timerLoop: MultiThreadedEventLoopGroup.singleton.next())
+                }
             )
         )
         let health = HealthController(health: try DatabaseHealth(pool: pool))

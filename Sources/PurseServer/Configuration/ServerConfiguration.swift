@@ -14,6 +14,9 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     /// Seconds a client has to send a request's headers, and then its body; see
     /// `RequestReadTimeoutHandler`.
     public var readTimeout: Int
+    /// How long an API request may run before it is stopped (``RequestDeadline``); nil for no
+    /// limit beyond the database's own.
+    public var requestTimeout: Duration?
     /// Requests per key per second, or nil for no limit (the default); see ``RateLimiter``. Also
     /// the allowance of failed authentications per client address.
     public var rateLimit: RateLimit?
@@ -76,6 +79,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         logLevel: Logger.Level = .info,
         maxBodySize: Int = 1 << 20,
         readTimeout: Int = 30,
+        requestTimeout: Duration? = .seconds(15),
         rateLimit: RateLimit? = nil,
         trustedProxies: [IPRange] = [],
         ephemeralKeyLifetime: Int = 3600,
@@ -89,6 +93,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         self.logLevel = logLevel
         self.maxBodySize = maxBodySize
         self.readTimeout = readTimeout
+        self.requestTimeout = requestTimeout
         self.rateLimit = rateLimit
         self.trustedProxies = trustedProxies
         self.ephemeralKeyLifetime = ephemeralKeyLifetime
@@ -104,7 +109,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
 
     public var description: String {
         "host=\(host) port=\(port) public_url=\(publicURL ?? "(listening address)") log_level=\(logLevel) "
-            + "max_body_size=\(maxBodySize) read_timeout=\(readTimeout) "
+            + "max_body_size=\(maxBodySize) read_timeout=\(readTimeout) request_timeout=\(requestTimeout.map { "\($0)" } ?? "off") "
             + "rate_limit=\(rateLimit.map { "\($0.rate)/s burst \($0.burst)" } ?? "off") ephemeral_key_lifetime=\(ephemeralKeyLifetime) "
             + "customer_session_lifetime=\(customerSessionLifetime) tls=\(tls.map { "\($0.certificateChainPath)" } ?? "off") "
             + "webhook_require_https=\(webhooks.requireHTTPS) webhook_allowed_hosts=\(webhooks.allowedHosts)"

@@ -114,6 +114,7 @@ struct PurseConfiguration: CustomStringConvertible {
         guard maxBodySize >= 1024 else { throw ValidationError("The largest body must be at least 1024 bytes.") }
         let readTimeout = try layers.integer(serve.readTimeout, "PURSE_READ_TIMEOUT", default: 30)
         guard readTimeout >= 1 else { throw ValidationError("The read timeout is at least one second.") }
+        let requestTimeout = try layers.seconds(serve.requestTimeout, "PURSE_REQUEST_TIMEOUT", default: 15)
         let rate = try layers.integer(serve.rateLimit, "PURSE_RATE_LIMIT", default: 0)
         let burst = try layers.integer(serve.rateLimitBurst, "PURSE_RATE_LIMIT_BURST", default: rate * 2)
         guard rate >= 0, burst >= 0 else { throw ValidationError("Rate limits are zero (off) or more.") }
@@ -127,6 +128,7 @@ struct PurseConfiguration: CustomStringConvertible {
             logLevel: level,
             maxBodySize: maxBodySize,
             readTimeout: readTimeout,
+            requestTimeout: .milliseconds(Int(requestTimeout * 1000)),
             rateLimit: rate > 0 ? ServerConfiguration.RateLimit(rate: Double(rate), burst: max(1, burst)) : nil,
             trustedProxies: try trustedProxies(serve, layers),
             ephemeralKeyLifetime: keyLifetime,

@@ -35,6 +35,14 @@ struct ServeOptions: ParsableArguments {
     )
     var statementTimeout: Double?
 
+    @Option(
+        name: .customLong("request-timeout"),
+        help: ArgumentHelp(
+            "Seconds an API request may run before it is stopped and answered 503 (env PURSE_REQUEST_TIMEOUT; "
+                + "default 15).")
+    )
+    var requestTimeout: Double?
+
     @Option(name: .customLong("log-level"), help: "trace|debug|info|notice|warning|error|critical (env PURSE_LOG_LEVEL; default info).")
     var logLevel: String?
 

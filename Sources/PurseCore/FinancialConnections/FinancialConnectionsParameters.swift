@@ -1,5 +1,3 @@
-public import PurseModels
-
 /// `POST /v1/setup_intents/{id}/link_account_sessions`, as stripe-ios sends it.
 public struct SetupIntentLinkParameters: Decodable, Sendable {
     public var clientSecret: String?

@@ -40,10 +40,22 @@ struct DatabaseHealthTests {
         // once the schema is in.
         let cluster = try await TestPostgres.startThrowawayCluster(serverSettings: ["synchronous_commit": "on"])
         defer { TestPostgres.destroy(cluster) }
-        let client = PostgresClient(configuration: try cluster.configuration(), options: .init(maxConnections: 2))
+        // One connection: the probe runs on the session that was seen to have the new setting.
+        let client = PostgresClient(configuration: try cluster.configuration(), options: .init(maxConnections: 1))
         try await Schema.migrator().migrate(client)
         try await client.query("ALTER SYSTEM SET synchronous_standby_names = 'absent_standby'")
         try await client.query("SELECT pg_reload_conf()")
+        // A session takes a reload when its signal arrives, which on a busy machine is later.
+        let reloaded = ContinuousClock.now + .seconds(20)
+        while try await client.query("SELECT current_setting('synchronous_standby_names') AS names")[0]["names", as: String.self]
+            != "absent_standby"
+        {
+            guard ContinuousClock.now < reloaded else {
+                Issue.record("the session never took the reloaded setting")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
         let health = try DatabaseHealth(pool: client, writeProbeLimit: .milliseconds(500))
         let started = ContinuousClock.now
         let readiness = await health.readiness()

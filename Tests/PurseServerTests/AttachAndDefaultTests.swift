@@ -1,5 +1,6 @@
 import Foundation
 import PurseModels
+import PurseServer
 import TestSupport
 import Testing
 
@@ -231,7 +232,10 @@ struct AttachAndDefaultTests {
     }
 
     @Test func fiftyConcurrentSetDefaultsLeaveOneOfThem() async throws {
-        try await LiveServer.with { server in
+        // Fifty requests serialized by one row lock wait their turn, however slow the machine
+        // (ThreadSanitizer): no pool or request time limit is what this test is about.
+        let patient = ServerConfiguration(port: 0, logLevel: .warning, requestTimeout: .seconds(120))
+        try await LiveServer.with(configuration: patient, poolOptions: .init(maxConnections: 4, checkoutTimeout: .seconds(60))) { server in
             let api = try await server.makeAccount().secret
             let customer = try #require(try await api.post("/v1/customers").json["id"]?.stringValue)
             var methods: [String] = []

@@ -360,26 +360,7 @@ struct TenantIsolationMatrixTests {
                 #expect(before[table]?.isEmpty == false, "the snapshot holds A's \(table)")
             }
 
-            let ghosts = victim.targets.ghosts(DerivedSecrets(masterKey: server.masterKey))
-            let substitutions = zip(victim.targets.all, ghosts.all).sorted { $0.0.count > $1.0.count }
-            let victimValues = victim.targets.all + [victim.account.id, victim.account.secretKey, victim.account.publishableKey]
-            var findings: [String] = []
-            for probe in Self.probes {
-                for caller in probe.callers {
-                    let client = attacker.client(caller)
-                    let (path, body) = probe.request(victim.targets, attacker, caller)
-                    let answer = try await client.send(probe.method, path, headers: Self.headers, body: body)
-                    var problems = Self.leaks(in: answer, request: path + (body ?? ""), victimValues: victimValues)
-                    if probe.kind == .namesVictim {
-                        let (ghostPath, ghostBody) = probe.request(ghosts, attacker, caller)
-                        let ghostAnswer = try await client.send(probe.method, ghostPath, headers: Self.headers, body: ghostBody)
-                        problems += Self.problems(with: answer, comparedTo: ghostAnswer, substitutions: substitutions)
-                    } else if answer.status >= 500 || answer.status == 401 {
-                        problems.append("answered \(Self.describe(answer))")
-                    }
-                    findings += problems.map { "\(probe.method) \(path) \(body ?? "") × \(caller): \($0)" }
-                }
-            }
+            let findings = try await Self.sendEveryProbe(server, victim: victim, attacker: attacker)
             #expect(findings.isEmpty, "\(findings.joined(separator: "\n"))")
 
             let after = try await Self.snapshot(server, account: victim.account.id)
@@ -387,6 +368,34 @@ struct TenantIsolationMatrixTests {
                 Issue.record("Account A's \(table) changed:\nbefore:\n\(before[table] ?? "")\nafter:\n\(after[table] ?? "")")
             }
         }
+    }
+
+    /// Sends every probe as every caller it names, each naming account A's objects, and their
+    /// ghosts where it takes any; returns what leaked or differed.
+    static func sendEveryProbe(
+        _ server: LiveServer, victim: (account: TestAccount, targets: Targets), attacker: Attacker
+    ) async throws -> [String] {
+        let ghosts = victim.targets.ghosts(DerivedSecrets(masterKey: server.masterKey))
+        let substitutions = zip(victim.targets.all, ghosts.all).sorted { $0.0.count > $1.0.count }
+        let victimValues = victim.targets.all + [victim.account.id, victim.account.secretKey, victim.account.publishableKey]
+        var findings: [String] = []
+        for probe in Self.probes {
+            for caller in probe.callers {
+                let client = attacker.client(caller)
+                let (path, body) = probe.request(victim.targets, attacker, caller)
+                let answer = try await client.send(probe.method, path, headers: Self.headers, body: body)
+                var problems = Self.leaks(in: answer, request: path + (body ?? ""), victimValues: victimValues)
+                if probe.kind == .namesVictim {
+                    let (ghostPath, ghostBody) = probe.request(ghosts, attacker, caller)
+                    let ghostAnswer = try await client.send(probe.method, ghostPath, headers: Self.headers, body: ghostBody)
+                    problems += Self.problems(with: answer, comparedTo: ghostAnswer, substitutions: substitutions)
+                } else if answer.status >= 500 || answer.status == 401 {
+                    problems.append("answered \(Self.describe(answer))")
+                }
+                findings += problems.map { "\(probe.method) \(path) \(body ?? "") × \(caller): \($0)" }
+            }
+        }
+        return findings
     }
 
     // MARK: - The two accounts

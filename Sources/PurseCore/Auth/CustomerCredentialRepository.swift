@@ -73,8 +73,8 @@ public protocol CustomerCredentialRepository: Sendable {
     /// The session of `account` with this client secret, unless its customer was deleted.
     func session(clientSecretHash: [UInt8], account: String) async throws -> StoredCustomerSession?
 
-    /// The SHA-256 of session `id`'s client secret, or nil when there is no such session.
-    func sessionClientSecretHash(_ id: String) async throws -> [UInt8]?
+    /// The SHA-256 of the client secret of `account`'s session `id`, or nil when it has no such session.
+    func sessionClientSecretHash(_ id: String, account: String) async throws -> [UInt8]?
 
     /// Revokes every session of a customer not yet revoked and still unexpired at `now`; returns how many.
     func revokeSessions(customer: String, account: String, now: Int) async throws -> Int

@@ -96,9 +96,10 @@ public struct CustomerSessionService: Sendable {
         return session
     }
 
-    /// Whether `clientSecret` is the client secret of session `id`.
-    public func isClientSecret(_ clientSecret: String, of id: String) async throws -> Bool {
-        guard let hash = try await database.autocommit({ try await $0.customerCredentials.sessionClientSecretHash(id) }) else { return false }
+    /// Whether `clientSecret` is the client secret of `account`'s session `id`.
+    public func isClientSecret(_ clientSecret: String, of id: String, account: String) async throws -> Bool {
+        guard let hash = try await database.autocommit({ try await $0.customerCredentials.sessionClientSecretHash(id, account: account) })
+        else { return false }
         return SecretHash.constantTimeEquals(hash, SecretHash.sha256(clientSecret))
     }
 

@@ -86,8 +86,8 @@ struct PostgresCustomerCredentialRepository: CustomerCredentialRepository {
         let rows = try await connection.query(
             """
             SELECT \(unsafeSQL: Self.sessionColumns), client_secret_hash FROM customer_sessions s
-            WHERE client_secret_hash = \(clientSecretHash) AND account_id = \(account)
-              AND EXISTS (SELECT 1 FROM customers c WHERE c.id = s.customer_id AND NOT c.deleted)
+            WHERE s.client_secret_hash = \(clientSecretHash) AND s.account_id = \(account)
+              AND EXISTS (SELECT 1 FROM customers c WHERE c.id = s.customer_id AND c.account_id = s.account_id AND NOT c.deleted)
             """
         )
         guard let row = rows.first else { return nil }
@@ -96,8 +96,8 @@ struct PostgresCustomerCredentialRepository: CustomerCredentialRepository {
         )
     }
 
-    func sessionClientSecretHash(_ id: String) async throws -> [UInt8]? {
-        try await connection.query("SELECT client_secret_hash FROM customer_sessions WHERE id = \(id)")
+    func sessionClientSecretHash(_ id: String, account: String) async throws -> [UInt8]? {
+        try await connection.query("SELECT client_secret_hash FROM customer_sessions WHERE id = \(id) AND account_id = \(account)")
             .first.map { try $0["client_secret_hash"] }
     }
 
@@ -121,12 +121,12 @@ struct PostgresCustomerCredentialRepository: CustomerCredentialRepository {
             """
             SELECT 'ephemeral_key' AS source, k.id, k.account_id, k.customer_id, k.secret_hash AS hash, k.expires AS expires,
                    NULL::jsonb AS components, k.sheet_settings_id
-            FROM ephemeral_keys k JOIN customers c ON c.id = k.customer_id
+            FROM ephemeral_keys k JOIN customers c ON c.id = k.customer_id AND c.account_id = k.account_id
             WHERE k.secret_hash = \(hash) AND k.revoked_at IS NULL AND NOT c.deleted
             UNION ALL
             SELECT 'customer_session', s.id, s.account_id, s.customer_id, s.api_key_hash, s.expires_at, s.components,
                    s.sheet_settings_id
-            FROM customer_sessions s JOIN customers c ON c.id = s.customer_id
+            FROM customer_sessions s JOIN customers c ON c.id = s.customer_id AND c.account_id = s.account_id
             WHERE s.api_key_hash = \(hash) AND s.revoked_at IS NULL AND NOT c.deleted
             """
         )

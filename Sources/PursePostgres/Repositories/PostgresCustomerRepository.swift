@@ -60,7 +60,8 @@ struct PostgresCustomerRepository: CustomerRepository {
             """
             SELECT c.selected_option, \(unsafeSQL: methodColumns)
             FROM customers c
-            LEFT JOIN payment_methods pm ON pm.id = c.default_payment_method AND c.selected_option = 'payment_method'
+            LEFT JOIN payment_methods pm
+                ON pm.id = c.default_payment_method AND pm.account_id = c.account_id AND c.selected_option = 'payment_method'
             WHERE c.id = \(id) AND c.account_id = \(visibility.account) AND NOT c.deleted
             """
         )

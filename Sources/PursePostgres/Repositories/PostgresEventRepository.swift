@@ -22,7 +22,7 @@ struct PostgresEventRepository: EventRepository {
         table: "events",
         columns: """
             id, account_id, created, type, api_version, data::text AS data, request_id, idempotency_key,
-            (SELECT count(*) FROM webhook_deliveries d WHERE d.event_id = events.id AND d.state = 'pending') AS pending_webhooks
+            (SELECT count(*) FROM webhook_deliveries d WHERE d.event_id = events.id AND d.account_id = events.account_id AND d.state = 'pending') AS pending_webhooks
             """,
         noun: "event"
     )

@@ -78,7 +78,7 @@ struct ElementsController {
             if required { throw PurseError.missingParameter("customer_session_client_secret") }
             return
         }
-        guard try await sessions.isClientSecret(clientSecret, of: caller.sourceID) else {
+        guard try await sessions.isClientSecret(clientSecret, of: caller.sourceID, account: caller.accountID) else {
             throw PurseError.invalidParameter(
                 "customer_session_client_secret", "The customer_session_client_secret does not belong to this key's session."
             )

@@ -120,8 +120,8 @@ struct InMemoryCustomerCredentialRepository: CustomerCredentialRepository {
         }
     }
 
-    func sessionClientSecretHash(_ id: String) async throws -> [UInt8]? {
-        await database.read { $0.customerSessions[id]?.clientSecretHash }
+    func sessionClientSecretHash(_ id: String, account: String) async throws -> [UInt8]? {
+        await database.read { state in state.customerSessions[id].flatMap { $0.account == account ? $0.clientSecretHash : nil } }
     }
 
     func revokeSessions(customer: String, account: String, now: Int) async throws -> Int {

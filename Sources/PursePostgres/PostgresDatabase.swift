@@ -84,6 +84,7 @@ public struct PostgresDatabase: Database {
             events: PostgresEventRepository(connection: connection),
             financialConnections: PostgresFinancialConnectionsRepository(connection: connection),
             idempotency: PostgresIdempotencyRepository(connection: connection),
+            masterKeySeals: PostgresMasterKeySealRepository(connection: connection),
             paymentMethods: PostgresPaymentMethodRepository(connection: connection),
             setupIntents: PostgresSetupIntentRepository(connection: connection),
             sheetSettings: PostgresSheetSettingsRepository(connection: connection),

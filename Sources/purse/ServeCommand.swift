@@ -49,8 +49,10 @@ struct ServeCommand: AsyncParsableCommand {
             ),
             logger: Logger(label: "purse.postgres")
         )
+        let secretsRoot: MasterKey
         do {
             try await prepareSchema(pool, skipMigrations: configuration.skipMigrations, logger: logger)
+            secretsRoot = try await MasterKeyService(database: PostgresDatabase(pool: pool)).unlock(with: workspace.masterKey)
         } catch {
             await pool.close()
             throw error
@@ -70,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
                     """.utf8))
         }
         let api = try PurseApplication(
-            configuration: settings, pool: pool, masterKey: workspace.masterKey, logger: logger
+            configuration: settings, pool: pool, masterKey: secretsRoot, logger: logger
         )
         let application = api.application(
             onServerRunning: { port in

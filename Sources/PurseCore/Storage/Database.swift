@@ -48,6 +48,7 @@ public struct Repositories: Sendable {
     public let events: any EventRepository
     public let financialConnections: any FinancialConnectionsRepository
     public let idempotency: any IdempotencyRepository
+    public let masterKeySeals: any MasterKeySealRepository
     public let paymentMethods: any PaymentMethodRepository
     public let setupIntents: any SetupIntentRepository
     public let sheetSettings: any SheetSettingsRepository
@@ -60,6 +61,7 @@ public struct Repositories: Sendable {
         events: any EventRepository,
         financialConnections: any FinancialConnectionsRepository,
         idempotency: any IdempotencyRepository,
+        masterKeySeals: any MasterKeySealRepository,
         paymentMethods: any PaymentMethodRepository,
         setupIntents: any SetupIntentRepository,
         sheetSettings: any SheetSettingsRepository,
@@ -71,6 +73,7 @@ public struct Repositories: Sendable {
         self.events = events
         self.financialConnections = financialConnections
         self.idempotency = idempotency
+        self.masterKeySeals = masterKeySeals
         self.paymentMethods = paymentMethods
         self.setupIntents = setupIntents
         self.sheetSettings = sheetSettings

@@ -28,6 +28,8 @@ public struct PurseApplication {
     /// The certificate and key served, read at start so a bad file stops `purse serve` at once.
     private let tlsConfiguration: TLSConfiguration?
 
+    /// `masterKey` is what every derived secret comes from: the secrets root that the operator's
+    /// master key opens (`MasterKeyService.unlock`), which stays the same when that key changes.
     public init(
         configuration: ServerConfiguration,
         pool: PostgresClient,

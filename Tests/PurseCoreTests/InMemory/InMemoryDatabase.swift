@@ -90,6 +90,7 @@ actor InMemoryDatabase: Database {
             customers: InMemoryCustomerRepository(database: self), events: InMemoryEventRepository(database: self),
             financialConnections: InMemoryFinancialConnectionsRepository(database: self),
             idempotency: InMemoryIdempotencyRepository(database: self),
+            masterKeySeals: InMemoryMasterKeySealRepository(database: self),
             paymentMethods: InMemoryPaymentMethodRepository(database: self),
             setupIntents: InMemorySetupIntentRepository(database: self), sheetSettings: InMemorySheetSettingsRepository(database: self),
             webhooks: InMemoryWebhookRepository(database: self)
@@ -176,6 +177,7 @@ struct InMemoryState: Sendable {
     var sheetSettings: [String: SheetSettingsRow] = [:]
     var events: [String: EventRow] = [:]
     var financialConnectionsSessions: [String: StoredFinancialConnectionsSession] = [:]
+    var masterKeySeals: [String: MasterKeySeal] = [:]
     /// The identity every table's `seq` is drawn from (one sequence is as good as one a table).
     var lastSeq = 0
     /// Seconds added to the wall clock for `now()`.

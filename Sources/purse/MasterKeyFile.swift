@@ -14,7 +14,13 @@ enum MasterKeyFile {
             }
         }
         let file = storage.masterKeyFile
-        if let existing = try? String(contentsOf: file, encoding: .utf8) {
+        if FileManager.default.fileExists(atPath: file.path) {
+            let existing: String
+            do {
+                existing = try String(contentsOf: file, encoding: .utf8)
+            } catch {
+                throw CommandError("The master key file \(file.path) cannot be read by this user (\(error.localizedDescription)).")
+            }
             do {
                 logger.notice("Using the master key in \(file.path); production should set PURSE_MASTER_KEY")
                 return try MasterKey(text: existing)

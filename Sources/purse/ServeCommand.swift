@@ -90,13 +90,11 @@ struct ServeCommand: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data("purse serve: listening for plain http on 127.0.0.1 port \(port)\n".utf8))
             }
         )
-        let services = ServiceGroup(
-            configuration: .init(
-                services: [application],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
-        )
+        var lifecycle = ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // A drain lasts as long as the longest request may (its deadline), and webhook sends in
+        // flight get as long again; then what is left is cancelled.
+        lifecycle.maximumGracefulShutdownDuration = (settings.requestTimeout ?? .seconds(15)) * 2
+        let services = ServiceGroup(configuration: lifecycle)
         try await services.run()
         logger.notice("Purse stopped")
     }
@@ -104,17 +102,22 @@ struct ServeCommand: AsyncParsableCommand {
     /// Applies pending migrations, or with --skip-migrations checks that none are pending.
     private func prepareSchema(_ pool: PostgresClient, skipMigrations: Bool, logger: Logger) async throws {
         let migrator = try Schema.migrator()
+        var status = try await migrator.status(pool)
         if skipMigrations {
-            let status = try await migrator.status(pool)
             guard status.isCurrent else {
                 throw CommandError(
                     "The database schema is behind (pending migrations \(status.pending)). Run `purse migrate` "
                         + "or start without --skip-migrations."
                 )
             }
-            return
+        } else if !status.isCurrent {
+            let applied = try await migrator.migrate(pool)
+            logger.info("Applied migrations \(applied)")
+            status = try await migrator.status(pool)
         }
-        let applied = try await migrator.migrate(pool)
-        if !applied.isEmpty { logger.info("Applied migrations \(applied)") }
+        if !status.unknown.isEmpty {
+            // A newer release migrated the database while this one still serves: a rolling upgrade.
+            logger.notice("The database has migrations \(status.unknown) that this binary does not know (a newer release's); serving on")
+        }
     }
 }

@@ -61,6 +61,21 @@ struct ServeCommandTests {
         #expect(error?.description.contains("64 hex characters") == true)
     }
 
+    @Test func refusesAKeyFileItCannotReadClearly() async throws {
+        let folder = try TestFolder.make("unreadable-key")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keyFile = folder.appendingPathComponent("master.key")
+        try (String(repeating: "ab", count: 32) + "\n").write(to: keyFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: keyFile.path)
+        // As root, which reads any file, run it as `nobody`.
+        let user: String? = getuid() == 0 ? "nobody" : nil
+        if let user { try ChildProcess.run("/bin/chown", [user, folder.path]).checked() }
+        let error = await #expect(throws: TestSetupError.self) {
+            try await ServeProcess.start(in: folder, arguments: ["--master-key-file", keyFile.path], as: user)
+        }
+        #expect(error?.description.contains("cannot be read by this user") == true, "\(error?.description ?? "")")
+    }
+
     static func printedKey(_ label: String, in output: String) -> String? {
         output.split(separator: "\n").first { $0.contains(label) }?.split(separator: " ").last.map(String.init)
     }

@@ -270,10 +270,15 @@ class WebhookReceiver:
 
 
 class Suite:
-    def __init__(self, folder, seconds):
+    """The runs on one PostgreSQL cluster. `failover.py` runs the same load and checks on a
+    pg_auto_failover formation, through the hooks `failure_limit` and `refusals_expected`."""
+
+    def __init__(self, folder, seconds, cluster=None):
         self.folder = folder
         self.seconds = seconds
-        self.cluster = Cluster(folder / "postgres")
+        self.cluster = cluster or Cluster(folder / "postgres")
+        self.proxy = None
+        self.setup_binary = None  # the binary that migrates and makes the account; None: this tree's
         self.master_key = secrets.token_hex(32)
         self.receiver = WebhookReceiver()
         self.results = []
@@ -284,7 +289,12 @@ class Suite:
     def setup(self):
         self.cluster.create()
         self.proxy = CuttingProxy(self.cluster.port, CUT_PROBABILITY)
-        first = Purse(self.cluster, self.folder, name="setup", master_key=self.master_key)
+        self.create_account()
+
+    def create_account(self):
+        """The run's account and its webhook endpoint, made by a first instance that also
+        migrates the database."""
+        first = Purse(self.cluster, self.folder, name="setup", master_key=self.master_key, binary=self.setup_binary)
         first.start()  # migrates the database
         account = json.loads(first.command("accounts", "create", "--name", "Exactly once", "--json",
                                            "--database-url", self.cluster.url()))
@@ -294,7 +304,7 @@ class Suite:
         first.kill()
         if reply.status != 200:
             raise SystemExit(f"creating the webhook endpoint failed: {reply.status} {reply.body[:300]}")
-        log(f"PostgreSQL on 127.0.0.1:{self.cluster.port}, account {self.account}, webhooks to {self.receiver.url}")
+        log(f"account {self.account}, webhooks to {self.receiver.url}")
 
     def instances(self, fault):
         """Two instances; the first carries the fault point when the fault is one."""
@@ -323,9 +333,10 @@ class Suite:
         time.sleep(self.seconds)
         stop_faults.set()
         watcher.join()
-        with self.proxy.lock:
-            faults_at.extend((moment, moment) for moment in self.proxy.cut_times)
-            self.proxy.cut_times.clear()
+        if self.proxy:
+            with self.proxy.lock:
+                faults_at.extend((moment, moment) for moment in self.proxy.cut_times)
+                self.proxy.cut_times.clear()
         load.stop()
         for instance in instances:
             if not instance.alive():
@@ -372,9 +383,10 @@ class Suite:
         for key in unanswered[:10]:
             violations.append(f"key {key.id} ({key.operation}) never got a 2xx: "
                               + ", ".join(str(a.status or a.error) for a in key.attempts[-5:]))
-        # Each failed attempt must follow a fault by at most FAILURE_LIMIT. A refused or cut
+        # Each failed attempt must follow a fault by at most its limit. A refused or cut
         # connection is a failure only where no server was killed.
-        kills = fault.startswith("kill-")
+        limit = self.failure_limit(fault)
+        kills = self.refusals_expected(fault)
         fault_times = sorted(faults_at)  # (start, end) of each fault
         late_failures = []
         for key in keys:
@@ -384,7 +396,7 @@ class Suite:
                 if not failed:
                     continue
                 delay = self.delay_after_fault(attempt, fault_times)
-                if delay is None or delay > FAILURE_LIMIT:
+                if delay is None or delay > limit:
                     late_failures.append((key, attempt, delay))
         for key, attempt, delay in late_failures[:10]:
             when = "with no fault before it" if delay is None else f"{delay:.2f} s after the fault before it"
@@ -409,7 +421,7 @@ class Suite:
             "fault": fault, "round": round_number, "wall_seconds": round(wall, 1), "keys": len(keys),
             "attempts": len(attempts), "attempt_outcomes": dict(outcome), "faults": len(faults_at),
             "fault_point_hits": hits, "keys_unanswered": len(unanswered),
-            "failed_attempts_more_than_5_s_after_a_fault": len(late_failures),
+            "failure_limit_seconds": limit, "failed_attempts_later_than_the_limit": len(late_failures),
             "slowest_recovery_seconds": self.slowest_recovery(keys, fault_times),
             "keys_retried": sum(1 for key in keys if len(key.attempts) > 1),
             "retries_answered_by_replay": sum(1 for key in keys if key.attempts[-1].replayed),
@@ -425,6 +437,14 @@ class Suite:
         for violation in violations[:10]:
             log(f"  violation: {violation}")
         return result
+
+    def failure_limit(self, fault):
+        """How long after a fault a request may still fail."""
+        return FAILURE_LIMIT
+
+    def refusals_expected(self, fault):
+        """Whether the fault kills a server, so that refused or cut connections are its own."""
+        return fault.startswith("kill-")
 
     @staticmethod
     def slowest_recovery(keys, fault_times):
@@ -545,7 +565,7 @@ class Suite:
         unrecorded = sum(max(0, count - recorded.get(event, 0)) for event, count in received.items())
         new_unrecorded = unrecorded - self.unrecorded_before
         self.unrecorded_before = unrecorded
-        if new_unrecorded and not fault.startswith("kill-"):
+        if new_unrecorded and not self.refusals_expected(fault):
             violations.append(f"{new_unrecorded} sends the endpoint acknowledged are not in the attempt log, "
                               "though no server died")
         sent_twice = sum(1 for count in received.values() if count > 1)
@@ -579,9 +599,11 @@ class Suite:
 
     def fault_point_hits(self, instances):
         """Kills by the fault point, and cuts by the proxy, per window, in this run."""
-        with self.proxy.lock:
-            hits = collections.Counter({f"cut {window}": count for window, count in self.proxy.cuts.items()})
-            self.proxy.cuts.clear()
+        hits = collections.Counter()
+        if self.proxy:
+            with self.proxy.lock:
+                hits.update({f"cut {window}": count for window, count in self.proxy.cuts.items()})
+                self.proxy.cuts.clear()
         for instance in instances:
             for path in instance.logs:
                 for found in re.finditer(r"test fault point (\S+) reached", path.read_text(errors="replace")):

@@ -141,12 +141,14 @@ class Cluster:
 
 
 class Purse:
-    """`purse serve` on the cluster, restartable on the same database and master key. The load's
-    threads read `base` at every request, so they follow a restart to its new port."""
+    """`purse serve` on the cluster, restartable on the same database and master key, and with
+    another `binary` (a rolling upgrade). The load's threads read `base` at every request, so
+    they follow a restart to its new port."""
 
-    def __init__(self, cluster, folder, name="serve", master_key=None, environment=None):
+    def __init__(self, cluster, folder, name="serve", master_key=None, environment=None, binary=None):
         self.folder = pathlib.Path(folder)
         self.name = name
+        self.binary = binary or purse_binary()
         self.env = {name: value for name, value in os.environ.items()
                     if not name.startswith("PURSE_") and name != "DATABASE_URL"}
         self.env.update(DATABASE_URL=cluster.url(), PURSE_MASTER_KEY=master_key or secrets.token_hex(32),
@@ -158,14 +160,14 @@ class Purse:
         self.base = None
 
     def command(self, *arguments):
-        return subprocess.run([purse_binary(), *arguments], env=self.env, capture_output=True, text=True,
+        return subprocess.run([self.binary, *arguments], env=self.env, capture_output=True, text=True,
                               check=True, timeout=120).stdout
 
     def start(self, *flags):
         path = self.folder / f"{self.name}-{next(self.starts)}.log"
         self.logs.append(path)
         with open(path, "w") as output:
-            self.process = subprocess.Popen([purse_binary(), "serve", "--port", "0", *flags], env=self.env,
+            self.process = subprocess.Popen([self.binary, "serve", "--port", "0", *flags], env=self.env,
                                             stdout=output, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:

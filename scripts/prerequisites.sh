@@ -1,7 +1,8 @@
 # Installs what Purse needs on a Debian machine when it is missing: PostgreSQL's server and
 # libpq headers, pkg-config, and the Python packages of the tests and tools, into a virtual
-# environment of the project's own (`.venv`), never into the system interpreter; and, for the
-# browser tests alone, Debian's Chromium and its chromedriver.
+# environment of the project's own (`.venv`), never into the system interpreter; for the
+# browser tests alone, Debian's Chromium and its chromedriver; and, for the pg_auto_failover
+# formation (scripts/formation) alone, Debian's pg_auto_failover.
 # Sourced by the scripts; safe to run again.
 
 purse_have_system_packages() {
@@ -38,6 +39,25 @@ purse_install_browser() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
         chromium chromium-driver >/dev/null
     purse_have_browser
+}
+
+# Debian 12's package puts pg_autoctl in /usr/bin; a build from source puts it in PostgreSQL's
+# own bin folder. Either will do.
+purse_have_failover() {
+    [ -x /usr/lib/postgresql/15/bin/pg_autoctl ] || [ -x /usr/bin/pg_autoctl ]
+}
+
+# pg_auto_failover 2.0 for PostgreSQL 15 (pg_autoctl and the monitor's extension), which
+# scripts/formation builds its formation from. Nothing else in Purse needs it.
+purse_install_failover() {
+    purse_have_failover && return 0
+    echo "==> Installing pg_auto_failover (postgresql-15-auto-failover)"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        postgresql-15-auto-failover >/dev/null
+    purse_have_failover
 }
 
 # The project's virtual environment; `purse_python` runs its interpreter.

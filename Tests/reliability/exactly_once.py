@@ -423,6 +423,7 @@ class Suite:
             "fault_point_hits": hits, "keys_unanswered": len(unanswered),
             "failure_limit_seconds": limit, "failed_attempts_later_than_the_limit": len(late_failures),
             "slowest_recovery_seconds": self.slowest_recovery(keys, fault_times),
+            "longest_attempt_seconds": round(max((a.finished - a.started for a in attempts), default=0.0), 3),
             "keys_retried": sum(1 for key in keys if len(key.attempts) > 1),
             "retries_answered_by_replay": sum(1 for key in keys if key.attempts[-1].replayed),
             "keys_answered_with_two_objects": split_answers, "objects_created_twice": duplicates,

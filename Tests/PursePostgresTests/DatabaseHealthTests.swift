@@ -60,7 +60,9 @@ struct DatabaseHealthTests {
         let started = ContinuousClock.now
         let readiness = await health.readiness()
         #expect(readiness == .writesNotCommitting, "\(readiness)")
-        #expect(ContinuousClock.now - started < .seconds(4))
+        // The commit would wait forever: the probe gives up (after 0.5 s; far less than this
+        // bound even under ThreadSanitizer on a busy machine).
+        #expect(ContinuousClock.now - started < .seconds(15))
         await client.close()
     }
 }

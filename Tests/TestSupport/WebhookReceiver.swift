@@ -23,9 +23,15 @@ public final class WebhookReceiver: Sendable {
         public var json: JSONValue { (try? JSONReader.parse(body)) ?? .null }
     }
 
-    /// What arrived, and the replies still to give; shared with the route.
+    /// What arrived, the replies still to give, and the paths held unanswered with the requests
+    /// waiting on them; shared with the route.
     private final class Inbox: Sendable {
-        let state = NIOLockedValueBox<(deliveries: [Delivery], replies: [Int], delays: [String: Duration])>(([], [], [:]))
+        struct State {
+            var deliveries: [Delivery] = []
+            var replies: [Int] = []
+            var held: [String: [CheckedContinuation<Void, Never>]] = [:]
+        }
+        let state = NIOLockedValueBox(State())
     }
 
     /// `http(s)://127.0.0.1:<port>`.
@@ -63,9 +69,15 @@ public final class WebhookReceiver: Sendable {
         inbox.state.withLockedValue { $0.replies = statuses }
     }
 
-    /// Answers requests to `path` only after `delay` (a slow endpoint).
-    public func delay(_ path: String, by delay: Duration) {
-        inbox.state.withLockedValue { $0.delays[path] = delay }
+    /// Leaves requests to `path` unanswered until ``release(_:)`` (a slow endpoint).
+    public func hold(_ path: String) {
+        inbox.state.withLockedValue { $0.held[path] = $0.held[path] ?? [] }
+    }
+
+    /// Answers the requests held at `path`, and those that come later at once.
+    public func release(_ path: String) {
+        let waiting = inbox.state.withLockedValue { $0.held.removeValue(forKey: path) ?? [] }
+        for request in waiting { request.resume() }
     }
 
     public var deliveries: [Delivery] { inbox.state.withLockedValue { $0.deliveries } }
@@ -95,11 +107,18 @@ public final class WebhookReceiver: Sendable {
                 contentType: request.headers[.contentType],
                 body: Array(buffer: body)
             )
-            let (status, delay) = inbox.state.withLockedValue { state -> (Int, Duration?) in
+            let status = inbox.state.withLockedValue { state in
                 state.deliveries.append(delivery)
-                return (state.replies.isEmpty ? 200 : state.replies.removeFirst(), state.delays[delivery.path])
+                return state.replies.isEmpty ? 200 : state.replies.removeFirst()
             }
-            if let delay { try await Task.sleep(for: delay) }
+            await withCheckedContinuation { (request: CheckedContinuation<Void, Never>) in
+                let held = inbox.state.withLockedValue { state in
+                    guard state.held[delivery.path] != nil else { return false }
+                    state.held[delivery.path]?.append(request)
+                    return true
+                }
+                if !held { request.resume() }
+            }
             return Response(status: HTTPResponse.Status(code: status))
         }
         var logger = Logger(label: "purse.test.webhook-receiver")

@@ -144,6 +144,12 @@ doc = {
       "post": {"operationId": "createCustomer", "summary": "Create a customer (secret key)", "requestBody": body(customer_props), "responses": resp(ref("Customer"))},
       "get": {"operationId": "listCustomers", "summary": "List customers, newest first (secret key)", "parameters": [q("email", S), CREATED] + PAGE + [EXPAND], "responses": resp(ref("CustomerList"))},
     },
+    "/v1/customers/search": {
+      "get": {"operationId": "searchCustomers", "summary": "Search customers with Stripe's search query language: created, email, metadata['key'], name, phone (secret key)",
+              "parameters": [q("query", {"type": "string", "minLength": 1, "maxLength": 5000}, "e.g. email:'jenny@example.com' AND metadata['plan']:'pro'", required=True),
+                             q("limit", {"type": "integer", "minimum": 1, "maximum": 100}), q("page", STR, "next_page of the previous page, with the same query"), EXPAND],
+              "responses": resp(ref("CustomerSearchResult"))},
+    },
     "/v1/customers/{id}": {
       "get": {"operationId": "retrieveCustomer", "summary": "Retrieve a customer (secret key, or the customer's own ephemeral key)", "parameters": [pathid(), EXPAND], "responses": resp({"anyOf": [ref("Customer"), ref("DeletedObject")]})},
       "post": {"operationId": "updateCustomer", "summary": "Update a customer: only what is sent changes; an empty value unsets (secret key)", "parameters": [pathid()], "requestBody": body(customer_props), "responses": resp(ref("Customer"))},
@@ -269,6 +275,9 @@ doc = {
           "phone": nullable("string"), "preferred_locales": {"type": "array", "items": S}, "shipping": nref("Shipping"),
           "tax_exempt": S, "test_clock": nullable("string")}},
       "CustomerList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("Customer")}}}]},
+      "CustomerSearchResult": {"type": "object", "required": ["object", "data", "has_more", "next_page", "url"], "properties": {
+          "object": {"const": "search_result"}, "data": {"type": "array", "items": ref("Customer")}, "has_more": {"type": "boolean"},
+          "next_page": nullable("string"), "url": S, "total_count": {"type": "integer", "description": "With expand[]=total_count; counted up to 10,000"}}},
       "ListBase": {"type": "object", "required": ["object", "data", "has_more", "url"], "properties": {"object": {"const": "list"}, "data": {"type": "array"}, "has_more": {"type": "boolean"}, "url": S}},
       "Event": {"type": "object", "required": ["id", "object", "api_version", "created", "data", "livemode", "pending_webhooks", "type"], "properties": {
           "id": S, "object": {"const": "event"}, "account": S, "api_version": S, "created": {"type": "integer"},
@@ -395,6 +404,8 @@ def expand_schema(operation):
     name = schema.get("$ref", "").rsplit("/", 1)[-1] or next((b["$ref"].rsplit("/", 1)[-1] for b in schema.get("anyOf", []) if "$ref" in b), "")
     if name.endswith("List"):
         paths = sorted(expand_paths(RETURNS.get(name[:-4], ""), "data.", 1))
+    elif name.endswith("SearchResult"):
+        paths = sorted(["total_count"] + list(expand_paths(RETURNS.get(name[:-12], ""), "data.", 1)))
     else:
         paths = sorted(list(expand_paths(RETURNS.get(name, ""))) + ALWAYS_NULL.get(RETURNS.get(name, ""), []))
     if not paths:

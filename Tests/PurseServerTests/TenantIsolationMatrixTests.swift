@@ -174,6 +174,11 @@ struct TenantIsolationMatrixTests {
         .ownAccount("GET /v1/customers") { _ in ("/v1/customers", nil) },
         .victim("GET /v1/customers") { a, _, _ in ("/v1/customers?starting_after=\(a.customer)", nil) },
         .victim("GET /v1/customers") { a, _, _ in ("/v1/customers?ending_before=\(a.customer)", nil) },
+        .victim("GET /v1/customers/search") { _, _, _ in ("/v1/customers/search?query=email:'victim%40example.com'", nil) },
+        .victim("GET /v1/customers/search") { _, _, _ in ("/v1/customers/search?query=metadata['marker']:'victim'", nil) },
+        .victim("GET /v1/customers/search") { _, _, _ in
+            ("/v1/customers/search?query=name~'ictim'&expand[]=total_count", nil)
+        },
         .victim("GET /v1/customers/{id}") { a, _, _ in ("/v1/customers/\(a.customer)", nil) },
         .victim("POST /v1/customers/{id}") { a, _, _ in ("/v1/customers/\(a.customer)", "name=Mallory") },
         .victim("POST /v1/customers/{id}") { a, b, _ in
@@ -507,7 +512,8 @@ struct TenantIsolationMatrixTests {
     /// (or an empty list), the same status and the same body once the ids are swapped.
     static func problems(with answer: HTTPCall, comparedTo ghostAnswer: HTTPCall, substitutions: [(String, String)]) -> [String] {
         var problems: [String] = []
-        let isEmptyList = answer.json["object"] == "list" && answer.json["data"] == []
+        let isEmptyList =
+            (answer.json["object"] == "list" || answer.json["object"] == "search_result") && answer.json["data"] == []
         if answer.status >= 500 || answer.status == 401 || ((200..<300).contains(answer.status) && !isEmptyList) {
             problems.append("answered \(describe(answer))")
         }

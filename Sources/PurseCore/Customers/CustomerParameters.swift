@@ -115,6 +115,19 @@ public struct CustomerListParameters: Decodable, Sendable, PaginatedParameters {
     }
 }
 
+/// `GET /v1/customers/search`.
+public struct CustomerSearchParameters: Decodable, Sendable {
+    public var query: String
+    public var limit: Int?
+    public var page: String?
+
+    /// Customers' fields in Stripe's search query language.
+    public static let parser = SearchQueryParser(
+        fields: ["created": .numeric, "email": .string, "metadata": .token, "name": .string, "phone": .string],
+        resource: "customers"
+    )
+}
+
 /// Checks shared by create and update.
 enum CustomerFieldRules {
     static func email(_ value: String?) throws -> String? { try TextRules.email(value, param: "email") }

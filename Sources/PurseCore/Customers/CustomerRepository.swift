@@ -76,4 +76,13 @@ public protocol CustomerRepository: Sendable {
 
     /// Live customers, newest first.
     func list(_ query: CustomerQuery, pagination: Pagination) async throws -> Page<Customer>
+
+    /// Live customers of an account matching a search, newest first, from `position` on.
+    func search(
+        _ query: SearchQuery, account: String, after position: SearchPosition?, limit: Int
+    ) async throws
+        -> SearchResultPage<Customer>
+
+    /// How many live customers of an account match a search, counted up to `limit`.
+    func count(_ query: SearchQuery, account: String, upTo limit: Int) async throws -> Int
 }

@@ -171,6 +171,25 @@ public struct CustomerService: Sendable {
         return try await database.autocommit { try await $0.customers.list(query, pagination: pagination) }
     }
 
+    /// `GET /v1/customers/search`; the total only when asked for (`expand[]=total_count`).
+    public func search(
+        _ params: CustomerSearchParameters, countingTotal: Bool, by caller: Credential
+    ) async throws
+        -> SearchResult<Customer>
+    {
+        let query = try CustomerSearchParameters.parser.parse(params.query)
+        let limit = try Pagination(limit: params.limit, startingAfter: nil, endingBefore: nil).limit
+        let position = try params.page.map { try SearchPosition(token: $0, query: params.query) }
+        return try await database.autocommit { unit in
+            let page = try await unit.customers.search(query, account: caller.accountID, after: position, limit: limit)
+            let total =
+                countingTotal
+                ? try await unit.customers.count(query, account: caller.accountID, upTo: SearchResult<Customer>.maximumTotalCount)
+                : nil
+            return SearchResult(data: page.data, nextPage: page.next?.token(for: params.query), totalCount: total)
+        }
+    }
+
     static func notAttached(_ paymentMethod: String) -> PurseError {
         DefaultPaymentMethod.notAttached(paymentMethod, param: "invoice_settings[default_payment_method]")
     }

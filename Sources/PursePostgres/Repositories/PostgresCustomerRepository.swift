@@ -106,6 +106,42 @@ struct PostgresCustomerRepository: CustomerRepository {
         return try await Self.list.page(on: connection, where: filter, pagination: pagination, decode: Self.customer)
     }
 
+    func search(
+        _ query: SearchQuery, account: String, after position: SearchPosition?, limit: Int
+    ) async throws
+        -> SearchResultPage<Customer>
+    {
+        var filter = Self.searchFilter(query, account: account)
+        if let position { filter.append(" AND (created, seq) < (\(position.created), \(position.sequence))") }
+        let rows = try await connection.query(
+            """
+            SELECT \(unsafeSQL: Self.columns), seq FROM customers WHERE \(filter)
+            ORDER BY created DESC, seq DESC LIMIT \(limit + 1)
+            """
+        )
+        let page = rows.prefix(limit)
+        var next: SearchPosition?
+        if rows.count > limit, let last = page.last {
+            next = SearchPosition(created: try last["created"], sequence: try last["seq"])
+        }
+        return SearchResultPage(data: try page.map(Self.customer), next: next)
+    }
+
+    func count(_ query: SearchQuery, account: String, upTo limit: Int) async throws -> Int {
+        let rows = try await connection.query(
+            """
+            SELECT count(*) AS total
+            FROM (SELECT 1 FROM customers WHERE \(Self.searchFilter(query, account: account)) LIMIT \(limit)) AS matching
+            """
+        )
+        return try rows.first.map { try $0["total"] } ?? 0
+    }
+
+    private static func searchFilter(_ query: SearchQuery, account: String) -> PostgresQuery {
+        let columns = ["created": "created", "email": "email", "metadata": "metadata", "name": "name", "phone": "phone"]
+        return "account_id = \(account) AND NOT deleted AND \(query.condition(columns: columns))"
+    }
+
     /// Customers in view: the account's, and for a customer's credential only that one.
     static func scope(_ visibility: Visibility) -> PostgresQuery {
         guard let customer = visibility.customer else { return "account_id = \(visibility.account)" }

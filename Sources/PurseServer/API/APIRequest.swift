@@ -19,6 +19,8 @@ public struct APIRequest: Sendable {
     let parameterPolicy: ParameterPolicy
     let ignoredParameters: IgnoredParameters
     let logger: Logger
+    /// `expand[]=total_count` on a search.
+    let expandsTotalCount: Bool
 
     /// The caller of an authenticated route (every route but the public ones).
     public var caller: Credential {
@@ -88,6 +90,24 @@ public struct APIResult: Sendable {
                 "url": .string(url),
             ]
         )
+    }
+
+    /// A search's answer as Stripe's `search_result` object, whose `url` is the bare path.
+    public static func searchResult<Element: Encodable & Sendable>(
+        _ result: SearchResult<Element>, url: String
+    ) throws
+        -> APIResult
+    {
+        let encoder = JSONValueEncoder()
+        var body: JSONValue = [
+            "object": "search_result",
+            "data": .array(try result.data.map { try encoder.encode($0) }),
+            "has_more": .bool(result.hasMore),
+            "next_page": result.nextPage.map(JSONValue.string) ?? .null,
+            "url": .string(url),
+        ]
+        if let total = result.totalCount { body["total_count"] = .int(total) }
+        return APIResult(body: body)
     }
 
     /// A page of objects already rendered, as the same list object, written without a value tree.

@@ -138,7 +138,7 @@ extension APIRouter.Pipeline {
             method: request.method, path: request.uri.path, headers: request.headers, credential: credential,
             info: info, parameters: parameters, pathParameters: context.parameters,
             parameterPolicy: ParameterPolicy(credential: credential, routePath: route.path),
-            ignoredParameters: ignoredParameters, logger: context.logger
+            ignoredParameters: ignoredParameters, logger: context.logger, expandsTotalCount: expansion.totalCount
         )
         let run = { @Sendable () async throws -> APIRouter.Answer in
             let result = try await handler(apiRequest)

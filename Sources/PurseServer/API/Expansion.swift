@@ -23,6 +23,8 @@ public enum ObjectType: String, Sendable, Hashable {
 public enum Returns: Sendable, Equatable {
     case object(ObjectType)
     case list(of: ObjectType)
+    /// Stripe's `search_result`: its objects' fields, and `total_count`.
+    case searchResult(of: ObjectType)
     /// Responses without expandable fields (deleted stubs, health, pages).
     case plain
 }
@@ -53,9 +55,11 @@ struct Expansion {
     /// Fields to expand at one level, each with what to expand inside the object it becomes.
     struct Tree: Sendable, Equatable {
         var fields: [String: (type: ObjectType, children: Tree)] = [:]
+        /// `expand[]=total_count` on a search: the handler counts.
+        var totalCount = false
 
         static func == (lhs: Tree, rhs: Tree) -> Bool {
-            lhs.fields.keys.sorted() == rhs.fields.keys.sorted()
+            lhs.totalCount == rhs.totalCount && lhs.fields.keys.sorted() == rhs.fields.keys.sorted()
                 && lhs.fields.allSatisfy { rhs.fields[$0.key]?.type == $0.value.type && rhs.fields[$0.key]?.children == $0.value.children }
         }
 
@@ -75,7 +79,9 @@ struct Expansion {
                 continue
             case .object(let type):
                 try add(path, fullPath: path, type: type, to: &tree)
-            case .list(let type):
+            case .searchResult where path == "total_count":
+                tree.totalCount = true
+            case .list(let type), .searchResult(let type):
                 guard path.hasPrefix("data.") else { throw notExpandable(path) }
                 try add(String(path.dropFirst(5)), fullPath: path, type: type, to: &tree)
             case .plain:
@@ -109,7 +115,7 @@ struct Expansion {
         switch returns {
         case .object:
             return try await expand(value, tree: tree, load: load)
-        case .list:
+        case .list, .searchResult:
             guard case .array(let elements) = value["data"] ?? .null else { return value }
             var expanded: [JSONValue] = []
             for element in elements { expanded.append(try await expand(element, tree: tree, load: load)) }

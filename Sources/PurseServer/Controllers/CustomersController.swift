@@ -8,6 +8,7 @@ struct CustomersController {
     func register(on api: APIRouter) {
         api.post("/v1/customers", access: .secretKey, returns: .object(.customer), create)
         api.get("/v1/customers", access: .secretKey, returns: .list(of: .customer), list)
+        api.get("/v1/customers/search", access: .secretKey, returns: .searchResult(of: .customer), search)
         api.get("/v1/customers/{id}", access: .customerScoped, returns: .object(.customer), retrieve)
         api.post("/v1/customers/{id}", access: .secretKey, returns: .object(.customer), update)
         api.delete("/v1/customers/{id}", access: .secretKey, returns: .plain, delete)
@@ -43,6 +44,12 @@ struct CustomersController {
 
     @Sendable func delete(_ request: APIRequest) async throws -> APIResult {
         try .object(try await customers.delete(request.pathParameter("id"), by: request.caller, request: request.info))
+    }
+
+    @Sendable func search(_ request: APIRequest) async throws -> APIResult {
+        let params = try request.decode(CustomerSearchParameters.self)
+        let result = try await customers.search(params, countingTotal: request.expandsTotalCount, by: request.caller)
+        return try .searchResult(result, url: request.path)
     }
 
     @Sendable func list(_ request: APIRequest) async throws -> APIResult {

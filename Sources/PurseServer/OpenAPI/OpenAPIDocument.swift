@@ -860,6 +860,99 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/customers/search": {
+      "get": {
+        "operationId": "searchCustomers",
+        "summary": "Search customers with Stripe's search query language: created, email, metadata['key'], name, phone (secret key)",
+        "parameters": [
+          {
+            "name": "query",
+            "in": "query",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 5000
+            },
+            "description": "e.g. email:'jenny@example.com' AND metadata['plan']:'pro'"
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 100
+                },
+                {
+                  "const": ""
+                }
+              ]
+            }
+          },
+          {
+            "name": "page",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "maxLength": 5000
+            },
+            "description": "next_page of the previous page, with the same query"
+          },
+          {
+            "name": "expand",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "type": "array",
+                  "items": {
+                    "enum": [
+                      "data.invoice_settings.default_payment_method",
+                      "data.invoice_settings.default_payment_method.customer",
+                      "total_count"
+                    ]
+                  }
+                },
+                {
+                  "const": ""
+                }
+              ]
+            },
+            "style": "deepObject",
+            "explode": true,
+            "description": "Fields to expand (expand[]=customer)"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CustomerSearchResult"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v1/customers/{id}": {
       "get": {
         "operationId": "retrieveCustomer",
@@ -14061,6 +14154,43 @@ enum OpenAPIDocument {
             }
           }
         ]
+      },
+      "CustomerSearchResult": {
+        "type": "object",
+        "required": [
+          "object",
+          "data",
+          "has_more",
+          "next_page",
+          "url"
+        ],
+        "properties": {
+          "object": {
+            "const": "search_result"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Customer"
+            }
+          },
+          "has_more": {
+            "type": "boolean"
+          },
+          "next_page": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "url": {
+            "type": "string"
+          },
+          "total_count": {
+            "type": "integer",
+            "description": "With expand[]=total_count; counted up to 10,000"
+          }
+        }
       },
       "ListBase": {
         "type": "object",

@@ -124,4 +124,75 @@ struct InMemoryCustomerRepository: CustomerRepository {
             )
         }
     }
+
+    func search(
+        _ query: SearchQuery, account: String, after position: SearchPosition?, limit: Int
+    ) async throws
+        -> SearchResultPage<Customer>
+    {
+        await database.read { state in
+            let matching = Self.matching(query, account: account, in: state)
+                .filter { row in position.map { (row.created, row.seq) < ($0.created, $0.sequence) } ?? true }
+            let page = matching.prefix(limit)
+            let next = matching.count > limit ? page.last.map { SearchPosition(created: $0.created, sequence: $0.seq) } : nil
+            return SearchResultPage(data: page.map(\.customer), next: next)
+        }
+    }
+
+    func count(_ query: SearchQuery, account: String, upTo limit: Int) async throws -> Int {
+        await database.read { state in min(Self.matching(query, account: account, in: state).count, limit) }
+    }
+
+    /// The account's live customers matching `query`, newest first: the semantics of
+    /// `SearchQuery+Condition.swift`, on values.
+    private static func matching(_ query: SearchQuery, account: String, in state: InMemoryState) -> [CustomerRow] {
+        state.customers.values
+            .filter { row in
+                guard row.account == account, !row.deleted else { return false }
+                let results = query.clauses.map { $0.negated != matches($0, row.customer) }
+                return query.connective == .and ? results.allSatisfy { $0 } : results.contains(true)
+            }
+            .sorted { ($0.created, $0.seq) > ($1.created, $1.seq) }
+    }
+
+    private static func matches(_ clause: SearchClause, _ customer: Customer) -> Bool {
+        if let key = clause.key {
+            guard let value = customer.metadata[key] else { return false }
+            switch clause.value {
+            case .null: return false
+            case .text(let text): return value.lowercased() == text.lowercased()
+            case .number(let number): return value == String(number)
+            }
+        }
+        let text: String? =
+            switch clause.field {
+            case "email": customer.email
+            case "name": customer.name
+            case "phone": customer.phone
+            default: nil
+            }
+        switch clause.value {
+        case .null:
+            return clause.field != "created" && text == nil
+        case .number(let number):
+            let created = customer.created
+            switch clause.comparison {
+            case .matches: return created == number
+            case .greaterThan: return created > number
+            case .greaterThanOrEqual: return created >= number
+            case .lessThan: return created < number
+            case .lessThanOrEqual: return created <= number
+            case .contains: return false
+            }
+        case .text(let value):
+            guard let text = text?.lowercased() else { return false }
+            if clause.comparison == .contains { return text.contains(value.lowercased()) }
+            let words = { (string: String) in string.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init) }
+            let wanted = words(value)
+            guard !wanted.isEmpty else { return text == value.lowercased() }
+            let found = words(text)
+            return found.count >= wanted.count
+                && (0...(found.count - wanted.count)).contains { Array(found[$0..<($0 + wanted.count)]) == wanted }
+        }
+    }
 }

@@ -269,7 +269,7 @@ doc = {
       "Customer": {"type": "object", "required": ["id", "object", "created", "livemode", "metadata", "invoice_settings"], "properties": {
           "id": S, "object": {"const": "customer"}, "address": nref("Address"), "balance": {"type": "integer"}, "created": {"type": "integer"},
           "currency": nullable("string"), "default_source": nullable("string"), "delinquent": {"type": "boolean"},
-          "description": nullable("string"), "email": nullable("string"), "invoice_prefix": S,
+          "description": nullable("string"), "discount": {"type": "null"}, "email": nullable("string"), "invoice_prefix": S,
           "invoice_settings": {"type": "object", "properties": {"custom_fields": {"type": ["array", "null"]}, "default_payment_method": {"anyOf": [S, {"type": "object"}, {"type": "null"}]}, "footer": nullable("string"), "rendering_options": {"type": ["object", "null"]}}},
           "livemode": {"type": "boolean"}, "metadata": ref("Metadata"), "name": nullable("string"), "next_invoice_sequence": {"type": "integer"},
           "phone": nullable("string"), "preferred_locales": {"type": "array", "items": S}, "shipping": nref("Shipping"),
@@ -285,7 +285,7 @@ doc = {
           "livemode": {"type": "boolean"}, "pending_webhooks": {"type": "integer"},
           "request": {"type": ["object", "null"], "properties": {"id": nullable("string"), "idempotency_key": nullable("string")}},
           "type": S}},
-      "BillingDetails": {"type": "object", "required": ["address", "email", "name", "phone"], "properties": {"address": ref("Address"), "email": nullable("string"), "name": nullable("string"), "phone": nullable("string")}},
+      "BillingDetails": {"type": "object", "required": ["address", "email", "name", "phone"], "properties": {"address": ref("Address"), "email": nullable("string"), "name": nullable("string"), "phone": nullable("string"), "tax_id": {"type": "null"}}},
       "PaymentMethod": {"type": "object", "required": ["id", "object", "allow_redisplay", "billing_details", "created", "customer", "livemode", "metadata", "type"], "properties": {
           "id": S, "object": {"const": "payment_method"}, "allow_redisplay": {"enum": ["always", "limited", "unspecified"]},
           "billing_details": ref("BillingDetails"), "created": {"type": "integer"},

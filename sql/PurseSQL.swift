@@ -24,6 +24,7 @@ public enum PurseSQL {
         ("0019_financial_connections_sessions.sql", text(PackageResources._019_financial_connections_sessions_sql)),
         ("0020_master_key_seals.sql", text(PackageResources._020_master_key_seals_sql)),
         ("0021_customer_search.sql", text(PackageResources._021_customer_search_sql)),
+        ("0022_billing_details_tax_id.sql", text(PackageResources._022_billing_details_tax_id_sql)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

@@ -195,7 +195,7 @@ struct JSONValueEncoderTests {
     }
 
     static let customerKeys = [
-        "id", "object", "address", "balance", "created", "currency", "default_source", "delinquent", "description",
+        "id", "object", "address", "balance", "created", "currency", "default_source", "delinquent", "description", "discount",
         "email", "invoice_prefix", "invoice_settings", "livemode", "metadata", "name", "next_invoice_sequence",
         "phone", "preferred_locales", "shipping", "tax_exempt", "test_clock",
     ]

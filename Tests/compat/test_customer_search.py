@@ -44,6 +44,7 @@ def test_the_answer_is_a_search_result(client, people):
     assert result.has_more is False and result.next_page is None
     assert [customer.id for customer in result.data] == [people[0].id]
     assert "total_count" not in result
+    assert result.data[0].discount is None
 
 
 @pytest.mark.parametrize("query, expected", [

@@ -52,7 +52,7 @@ INITIAL = {
         "attach_defaults_to_payment_method": False,
     },
     "default_billing_details": {
-        "name": None, "email": None, "phone": None,
+        "name": None, "email": None, "phone": None, "tax_id": None,
         "address": {"city": None, "country": None, "line1": None, "line2": None, "postal_code": None, "state": None},
     },
     "saved_payment_method_filter": {
@@ -366,7 +366,7 @@ def test_an_update_changes_only_what_is_sent_and_merges_nested_fields(client):
         "attach_defaults_to_payment_method": False,
     }
     assert updated.default_billing_details.to_dict() == {
-        "name": "Jenny Rosen", "email": "jenny@example.com", "phone": None,
+        "name": "Jenny Rosen", "email": "jenny@example.com", "phone": None, "tax_id": None,
         "address": {
             "city": "Boston", "country": "US", "line1": None, "line2": None, "postal_code": None, "state": None,
         },
@@ -586,7 +586,9 @@ def test_the_publishable_key_must_send_what_is_always_collected(client, publisha
     billing["address"] = {key: value for key, value in FULL_BILLING["address"].items() if key != missing}
     assert refusal(lambda: create_card(publishable, billing_details=billing)) == (400, "parameter_missing", param)
     method = create_card(publishable, billing_details=FULL_BILLING)
-    assert method.billing_details.to_dict() == {**FULL_BILLING, "address": {**FULL_BILLING["address"], "line2": None}}
+    assert method.billing_details.to_dict() == {
+        **FULL_BILLING, "address": {**FULL_BILLING["address"], "line2": None}, "tax_id": None,
+    }
     assert create_card(client).billing_details.name is None
 
 

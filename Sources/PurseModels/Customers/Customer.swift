@@ -9,6 +9,8 @@ public struct Customer: Codable, Sendable, Hashable {
     public var defaultSource: String?
     public var delinquent: Bool = false
     public var description: String?
+    /// Always null: Purse keeps no coupons.
+    public var discount: String?
     public var email: String?
     public var invoicePrefix: String
     public var invoiceSettings: InvoiceSettings
@@ -44,7 +46,7 @@ public struct Customer: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case id, object, address, balance, created, currency
         case defaultSource = "default_source"
-        case delinquent, description, email
+        case delinquent, description, discount, email
         case invoicePrefix = "invoice_prefix"
         case invoiceSettings = "invoice_settings"
         case livemode, metadata, name

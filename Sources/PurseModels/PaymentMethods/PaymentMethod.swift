@@ -67,11 +67,19 @@ public struct BillingDetails: Codable, Sendable, Hashable {
     public var email: String?
     public var name: String?
     public var phone: String?
+    /// Stripe's (for LATAM buyers of non-LATAM sellers, since API 2025-04-30): always null in
+    /// Purse, which takes no tax ids.
+    public var taxID: String?
 
     public init(address: Address = Address(), email: String? = nil, name: String? = nil, phone: String? = nil) {
         self.address = address
         self.email = email
         self.name = name
         self.phone = phone
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case address, email, name, phone
+        case taxID = "tax_id"
     }
 }

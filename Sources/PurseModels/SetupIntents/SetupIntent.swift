@@ -114,6 +114,19 @@ public struct SetupError: Codable, Sendable, Hashable {
         self.type = type
     }
 
+    /// As Stripe's: `param` is left out, not null, when no parameter is at fault.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code, forKey: .code)
+        try container.encode(declineCode, forKey: .declineCode)
+        try container.encode(docURL, forKey: .docURL)
+        try container.encode(message, forKey: .message)
+        if let param { try container.encode(param, forKey: .param) }
+        try container.encode(paymentMethod, forKey: .paymentMethod)
+        try container.encode(paymentMethodType, forKey: .paymentMethodType)
+        try container.encode(type, forKey: .type)
+    }
+
     enum CodingKeys: String, CodingKey {
         case code
         case declineCode = "decline_code"

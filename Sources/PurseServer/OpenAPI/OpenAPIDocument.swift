@@ -14045,6 +14045,9 @@ enum OpenAPIDocument {
               "null"
             ]
           },
+          "discount": {
+            "type": "null"
+          },
           "email": {
             "type": [
               "string",
@@ -14317,6 +14320,9 @@ enum OpenAPIDocument {
               "string",
               "null"
             ]
+          },
+          "tax_id": {
+            "type": "null"
           }
         }
       },

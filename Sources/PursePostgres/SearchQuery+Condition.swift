@@ -10,7 +10,10 @@ extension SearchQuery {
         for (index, clause) in clauses.enumerated() {
             if index > 0 { condition.append(connective == .and ? " AND " : " OR ") }
             // A negated clause holds for rows where the field is absent too, as Stripe's does.
-            let test = clause.condition(on: columns[clause.field] ?? clause.field)
+            // The parser admits only the resource's fields, each of which has a column here: a
+            // field's name from the query never becomes SQL.
+            guard let column = columns[clause.field] else { preconditionFailure("no column for \(clause.field)") }
+            let test = clause.condition(on: column)
             condition.append(clause.negated ? "NOT coalesce(\(test), false)" : "coalesce(\(test), false)")
         }
         condition.append(")")
@@ -25,10 +28,9 @@ extension SearchClause {
             return "NOT (\(unsafeSQL: column) ? \(key))"
         case (let key?, .text(let text)):
             return "(\(unsafeSQL: column) ? \(key) AND lower(\(unsafeSQL: column) ->> \(key)) = lower(\(text)))"
-        case (_?, .number(let number)):
-            // The parser takes numbers bare only for numeric fields; metadata holds text.
-            return SearchClause(field: field, key: key, comparison: comparison, value: .text(String(number)))
-                .condition(on: column)
+        case (let key?, .number(let number)):
+            // Metadata holds text (the parser takes bare numbers only for numeric fields).
+            return "(\(unsafeSQL: column) ? \(key) AND \(unsafeSQL: column) ->> \(key) = \(String(number)))"
         case (nil, .null):
             return "\(unsafeSQL: column) IS NULL"
         case (nil, .number(let number)):

@@ -137,9 +137,13 @@ struct PostgresCustomerRepository: CustomerRepository {
         return try rows.first.map { try $0["total"] } ?? 0
     }
 
+    /// The column of each field ``CustomerSearchParameters/parser`` admits.
+    private static let searchColumns = [
+        "created": "created", "email": "email", "metadata": "metadata", "name": "name", "phone": "phone",
+    ]
+
     private static func searchFilter(_ query: SearchQuery, account: String) -> PostgresQuery {
-        let columns = ["created": "created", "email": "email", "metadata": "metadata", "name": "name", "phone": "phone"]
-        return "account_id = \(account) AND NOT deleted AND \(query.condition(columns: columns))"
+        "account_id = \(account) AND NOT deleted AND \(query.condition(columns: searchColumns))"
     }
 
     /// Customers in view: the account's, and for a customer's credential only that one.

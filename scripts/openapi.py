@@ -75,7 +75,16 @@ mandate_param = {"type": "object", "properties": {"customer_acceptance": {"type"
     "type": {"enum": ["online", "offline"]}, "accepted_at": {"type": "integer"},
     "online": {"type": "object", "properties": {"ip_address": S, "user_agent": S, "infer_from_client": {"type": "boolean"}}, "additionalProperties": False},
     "offline": {"type": "object", "additionalProperties": False}}, "additionalProperties": False}}, "required": ["customer_acceptance"], "additionalProperties": False}
-pm_options_param = {"type": "object", "properties": {"card": {"type": "object", "properties": {"request_three_d_secure": {"enum": ["automatic", "any", "challenge"]}}, "additionalProperties": False}}, "additionalProperties": False}
+CARD_NETWORKS = ["amex", "cartes_bancaires", "diners", "discover", "eftpos_au", "girocard", "interac", "jcb", "link", "mastercard", "unionpay", "unknown", "visa"]
+fc_options_param = {"type": "object", "properties": {
+    "permissions": {"type": "array", "items": {"enum": ["balances", "ownership", "payment_method", "transactions"]}},
+    "prefetch": {"type": "array", "items": {"enum": ["balances", "ownership", "transactions"]}}, "return_url": S,
+    "filters": {"type": "object", "properties": {"account_subcategories": {"type": "array", "items": {"enum": ["checking", "savings"]}}}, "additionalProperties": False}},
+    "additionalProperties": False}
+pm_options_param = {"type": "object", "properties": {
+    "card": {"type": "object", "properties": {"request_three_d_secure": {"enum": ["automatic", "any", "challenge"]}, "network": {"enum": CARD_NETWORKS}}, "additionalProperties": False},
+    "us_bank_account": {"type": "object", "properties": {"verification_method": {"enum": ["automatic", "instant", "microdeposits"]}, "financial_connections": fc_options_param}, "additionalProperties": False}},
+    "additionalProperties": False}
 pm_data_param = {"type": "object", "properties": {k: v for k, v in pm_create_props.items() if k != "expand"}, "required": ["type"], "additionalProperties": False}
 si_create_props = {
     "customer_sheet_settings": S,
@@ -184,6 +193,16 @@ doc = {
     },
     "/v1/setup_intents/{id}/confirm": {"post": {"operationId": "confirmSetupIntent", "summary": "Confirm a setup intent (secret key, or publishable key with client_secret)", "parameters": [pathid()], "requestBody": body(si_confirm_props), "responses": resp(ref("SetupIntent"))}},
     "/v1/setup_intents/{id}/cancel": {"post": {"operationId": "cancelSetupIntent", "summary": "Cancel a setup intent (secret key)", "parameters": [pathid()], "requestBody": body({"cancellation_reason": {"enum": ["abandoned", "requested_by_customer", "duplicate"]}, "expand": {"type": "array", "items": S}}), "responses": resp(ref("SetupIntent"))}},
+    "/v1/setup_intents/{id}/verify_microdeposits": {"post": {"operationId": "verifySetupIntentMicrodeposits", "summary": "Verify the microdeposits a bank account's setup waits for: the two amounts or the statement descriptor's code (secret key, or publishable key with client_secret)", "parameters": [pathid()], "requestBody": body({"client_secret": S, "amounts": {"type": "array", "items": {"type": "integer"}}, "descriptor_code": S, "expand": {"type": "array", "items": S}}), "responses": resp(ref("SetupIntent"))}},
+    "/v1/setup_intents/{id}/verify_microdeposits/{token}": {
+      "get": {"operationId": "showMicrodepositsPage", "summary": "The hosted verification page next_action.verify_with_microdeposits points at (public; the token is the credential). Changes nothing.", "security": [], "parameters": AUTH_PATH, "responses": {"200": HTML, "default": ERR}},
+      "post": {"operationId": "verifyMicrodepositsOnPage", "summary": "The page's form: verifies the descriptor code as verify_microdeposits does", "security": [], "parameters": AUTH_PATH,
+               "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {"descriptor_code": S}, "required": ["descriptor_code"]}}}},
+               "responses": {"200": HTML,
+                             "400": {"description": "A wrong code: the form again, with why (or the verification's end); a malformed form: an error",
+                                     "content": {"text/html": {"schema": {"type": "string"}}, "application/json": {"schema": ref("Error")}}},
+                             "default": ERR}},
+    },
     "/v1/setup_intents/{id}/authenticate/{token}": {
       "get": {"operationId": "showAuthenticationPage", "summary": "The 3D Secure page next_action points at (public; the token is the credential). Changes nothing.", "security": [], "parameters": AUTH_PATH, "responses": {"200": HTML, "default": ERR}},
       "post": {"operationId": "decideAuthentication", "summary": "The page's buttons: complete or fail authentication, then redirect (303) to return_url when there is one", "security": [], "parameters": AUTH_PATH,
@@ -318,7 +337,8 @@ doc = {
           "customer": {"anyOf": [S, {"type": "object"}, {"type": "null"}]}, "description": nullable("string"),
           "last_setup_error": {"type": ["object", "null"]}, "latest_attempt": nullable("string"), "livemode": {"type": "boolean"},
           "mandate": nullable("string"), "metadata": ref("Metadata"),
-          "next_action": {"type": ["object", "null"], "properties": {"type": {"const": "redirect_to_url"}, "redirect_to_url": {"type": "object", "properties": {"url": S, "return_url": nullable("string")}}}},
+          "next_action": {"type": ["object", "null"], "properties": {"type": {"enum": ["redirect_to_url", "verify_with_microdeposits"]}, "redirect_to_url": {"type": "object", "properties": {"url": S, "return_url": nullable("string")}},
+                          "verify_with_microdeposits": {"type": "object", "required": ["arrival_date", "hosted_verification_url", "microdeposit_type"], "properties": {"arrival_date": {"type": "integer"}, "hosted_verification_url": S, "microdeposit_type": {"enum": ["amounts", "descriptor_code"]}}}}},
           "payment_method": {"anyOf": [S, {"type": "object"}, {"type": "null"}]}, "payment_method_options": {"type": "object"},
           "payment_method_types": {"type": "array", "items": S},
           "status": {"enum": ["requires_payment_method", "requires_confirmation", "requires_action", "processing", "canceled", "succeeded"]},
@@ -341,7 +361,7 @@ doc = {
       "FinancialConnectionsSession": {"type": "object", "required": ["id", "object", "accounts", "client_secret", "livemode", "permissions", "status"], "properties": {
           "id": S, "object": {"const": "financial_connections.session"}, "account_holder": {"type": ["object", "null"]}, "accounts": ref("FinancialConnectionsAccountList"),
           "client_secret": S, "filters": {"type": "object"}, "livemode": {"type": "boolean"}, "payment_account": {"anyOf": [ref("FinancialConnectionsAccount"), {"type": "null"}]},
-          "permissions": {"type": "array", "items": S}, "prefetch": {"type": "null"}, "return_url": {"type": "null"},
+          "permissions": {"type": "array", "items": S}, "prefetch": {"type": ["array", "null"], "items": S}, "return_url": nullable("string"),
           "status": {"enum": ["pending", "succeeded", "cancelled"]}, "status_details": {"type": ["object", "null"]}}},
       "FinancialConnectionsSynchronization": {"type": "object", "required": ["manifest", "visual"], "properties": {
           "manifest": {"type": "object", "required": ["id", "hosted_auth_url", "success_url", "cancel_url"], "properties": {"id": S, "hosted_auth_url": S, "success_url": S, "cancel_url": S}},

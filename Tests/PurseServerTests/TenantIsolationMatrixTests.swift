@@ -151,6 +151,19 @@ struct TenantIsolationMatrixTests {
         .victim("POST /v1/setup_intents/{id}/authenticate/{token}") { a, b, _ in
             ("/v1/setup_intents/\(b.setupIntent)/authenticate/\(a.authenticationToken)", "action=complete")
         },
+        // The microdeposits page takes the same tokens: neither account's reaches the other's intent.
+        .victim("GET /v1/setup_intents/{id}/verify_microdeposits/{token}") { a, b, _ in
+            ("/v1/setup_intents/\(a.setupIntent)/verify_microdeposits/\(b.authenticationToken)", nil)
+        },
+        .victim("GET /v1/setup_intents/{id}/verify_microdeposits/{token}") { a, b, _ in
+            ("/v1/setup_intents/\(b.setupIntent)/verify_microdeposits/\(a.authenticationToken)", nil)
+        },
+        .victim("POST /v1/setup_intents/{id}/verify_microdeposits/{token}") { a, b, _ in
+            ("/v1/setup_intents/\(a.setupIntent)/verify_microdeposits/\(b.authenticationToken)", "descriptor_code=SM11AA")
+        },
+        .victim("POST /v1/setup_intents/{id}/verify_microdeposits/{token}") { a, b, _ in
+            ("/v1/setup_intents/\(b.setupIntent)/verify_microdeposits/\(a.authenticationToken)", "descriptor_code=SM11AA")
+        },
 
         // The test bank's token belongs to one session: B's token on A's session, A's token on B's.
         .victim("GET /v1/financial_connections/test_bank/{token}") { a, b, _ in
@@ -256,6 +269,12 @@ struct TenantIsolationMatrixTests {
             ("/v1/setup_intents/\(b.setupIntent)/confirm", "payment_method=\(a.unattachedCard)" + b.clientSecret(caller, after: "&"))
         },
         .victim("POST /v1/setup_intents/{id}/cancel") { a, _, _ in ("/v1/setup_intents/\(a.setupIntent)/cancel", "") },
+        .victim("POST /v1/setup_intents/{id}/verify_microdeposits", callers: Caller.allCases) { a, b, caller in
+            ("/v1/setup_intents/\(a.setupIntent)/verify_microdeposits", "descriptor_code=SM11AA" + b.clientSecret(caller, after: "&"))
+        },
+        .victim("POST /v1/setup_intents/{id}/verify_microdeposits") { a, _, _ in
+            ("/v1/setup_intents/\(a.setupIntent)/verify_microdeposits", "descriptor_code=SM11AA&client_secret=\(a.setupIntentSecret)")
+        },
 
         // Financial Connections: A's intent, A's session by id or client secret, A's linked account.
         .victim("POST /v1/setup_intents/{id}/link_account_sessions", callers: Caller.allCases) { a, b, caller in

@@ -15,13 +15,13 @@ struct TenantScopedStatementTests {
     static let crossAccount: [(pattern: String, reason: String)] = [
         (#"FROM api_keys WHERE secret_hash = \$1 AND revoked_at IS NULL$"#, "a secret key names its account"),
         (#"WHERE k\.secret_hash = \$1 AND k\.revoked_at IS NULL"#, "an ephemeral key or session key names its account"),
-        (#"FROM setup_intents WHERE id = \$1( FOR UPDATE)?$"#, "the 3D Secure page is reached by its URL alone"),
+        (#"FROM setup_intents WHERE id = \$1( FOR UPDATE)?$"#, "the 3D Secure and microdeposits pages are reached by their URL alone"),
         (#"FROM financial_connections_sessions WHERE id = \$1( FOR UPDATE)?$"#, "the test-bank page is reached by its URL alone"),
         (#"^DELETE FROM ephemeral_keys WHERE expires < \$1$"#, "housekeeping sweeps every account"),
         (#"^DELETE FROM customer_sessions WHERE expires_at < \$1$"#, "housekeeping sweeps every account"),
         (#"^DELETE FROM idempotency_keys WHERE created_at < now\(\)"#, "housekeeping sweeps every account"),
         (
-            #"^UPDATE setup_intents SET status = \$2, cancellation_reason = \$3, updated_at = now\(\) WHERE status IN"#,
+            #"^UPDATE setup_intents SET status = \$\d+, cancellation_reason = \$\d+, updated_at = now\(\) WHERE status IN"#,
             "housekeeping sweeps every account"
         ),
         (#"^UPDATE webhook_deliveries d SET claimed_until"#, "the delivery worker serves every account"),

@@ -43,6 +43,8 @@ SHEET_TYPES = ["card", "us_bank_account", "sepa_debit"]
 PUBLISHABLE_FIELDS = {
     "id", "object", "cancellation_reason", "client_secret", "created", "description", "last_setup_error",
     "livemode", "next_action", "payment_method", "payment_method_types", "status", "usage",
+    # In the client shape of the OpenAPI's setup_intent_type_specific_payment_method_options_client.
+    "payment_method_options",
 }
 # Every field of the full object (stripe-reference §7.1, less `attach_to_self`, which Purse omits).
 SETUP_INTENT_FIELDS = PUBLISHABLE_FIELDS | {
@@ -631,6 +633,7 @@ def test_the_publishable_key_sees_only_the_client_fields(client, publishable, cu
     intent = create_intent(client, customer, description="Save a card", metadata={"internal": "yes"})
     seen = sheet_retrieve(publishable, intent)
     assert fields(seen) == PUBLISHABLE_FIELDS
+    assert seen.payment_method_options.to_dict() == {"card": {}}
     assert (seen.id, seen.client_secret, seen.description) == (intent.id, intent.client_secret, "Save a card")
     assert seen.status == "requires_payment_method"
 

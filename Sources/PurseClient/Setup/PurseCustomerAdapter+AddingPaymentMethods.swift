@@ -115,12 +115,12 @@ extension PurseCustomerAdapter {
                 throw PurseClientError.unreadable(status: 200, requestID: answer.requestID, type: "succeeded setup intent with its payment method")
             }
         case "requires_action":
-            guard let action = intent.nextAction, let url = URL(string: action.redirectToURL.url) else {
+            guard let redirect = intent.nextAction?.redirectToURL, let url = URL(string: redirect.url) else {
                 throw PurseClientError.unreadable(status: 200, requestID: answer.requestID, type: "setup intent with a redirect to follow")
             }
             return .requiresAction(
                 PendingAuthentication(
-                    url: url, returnURL: action.redirectToURL.returnURL.flatMap(URL.init(string:)), setupIntentID: intent.id,
+                    url: url, returnURL: redirect.returnURL.flatMap(URL.init(string:)), setupIntentID: intent.id,
                     clientSecret: clientSecret
                 )
             )

@@ -40,6 +40,13 @@ public struct FinancialConnectionsService: Sendable {
             try SetupIntentService.requireOpen(
                 intent, action: "link a bank account to", caller: caller, secrets: secrets, publicURL: publicURL
             )
+            guard intent.options.verificationMethod != .microdeposits else {
+                throw PurseError.invalidParameter(
+                    "payment_method_options[us_bank_account][verification_method]",
+                    "This SetupIntent verifies bank accounts with microdeposits: it takes the account's numbers, not an "
+                        + "account linked through Financial Connections."
+                )
+            }
             guard intent.intent.paymentMethodTypes.contains(PaymentMethodType.usBankAccount.rawValue) else {
                 throw PurseError.invalidParameter(
                     "payment_method_data[type]",
@@ -49,7 +56,8 @@ public struct FinancialConnectionsService: Sendable {
             }
             let session = StoredFinancialConnectionsSession(
                 id: ObjectID.make(.financialConnectionsSession), accountID: caller.accountID, created: Clock.now,
-                customer: intent.intent.customer, setupIntent: id, uniqueID: nil, hostedSurface: params.hostedSurface
+                customer: intent.intent.customer, setupIntent: id, uniqueID: nil, hostedSurface: params.hostedSurface,
+                link: intent.options.financialConnections
             )
             try await repositories.financialConnections.insert(session)
             return session
@@ -188,6 +196,10 @@ public struct FinancialConnectionsService: Sendable {
                 throw Self.noSuchPage
             }
             guard session.status == .pending else { return TestBankVisit(session: session) }
+            guard session.link.allows(subcategory: subcategory) else {
+                throw PurseError.invalidParameter(
+                    "account_type", "This app links \(TestBankVisit(session: session).subcategories.joined(separator: " and ")) accounts only.")
+            }
             let enrollment = processor.enroll(number)
             let institution = enrollment.bankName ?? "Bank \(number.routingNumber)"
             session.linkedAccount = LinkedBankAccount(
@@ -285,10 +297,15 @@ public struct FinancialConnectionsService: Sendable {
                 institutionName: $0.institutionName, last4: $0.last4, subcategory: $0.subcategory
             )
         }
-        return FinancialConnectionsSession(
+        var rendered = FinancialConnectionsSession(
             id: session.id, accountHolder: holder, linkedAccount: account,
             clientSecret: secrets.financialConnectionsClientSecret(session.id), status: session.status
         )
+        rendered.permissions = session.link.permissions.map(\.rawValue)
+        rendered.prefetch = session.link.prefetch.isEmpty ? nil : session.link.prefetch.map(\.rawValue)
+        rendered.returnURL = session.link.returnURL
+        rendered.filters.accountSubcategories = session.link.accountSubcategories?.map(\.rawValue)
+        return rendered
     }
 
     /// The page's address. It always has a query: the SDKs append theirs with `&`.

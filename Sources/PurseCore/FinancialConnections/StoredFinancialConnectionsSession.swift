@@ -19,11 +19,13 @@ public struct StoredFinancialConnectionsSession: Sendable, Equatable {
     /// The app the return URLs lead back to (`mobile[application_id]`), once synchronized.
     public var appID: String?
     public var linkedAccount: LinkedBankAccount?
+    /// What the session asks for, from its setup intent's options (the defaults for a deferred one).
+    public var link: FinancialConnectionsLink
 
     public init(
         id: String, accountID: String, created: Int, customer: String?, setupIntent: String?, uniqueID: String?,
         hostedSurface: String?, status: FinancialConnectionsSessionStatus = .pending, appID: String? = nil,
-        linkedAccount: LinkedBankAccount? = nil
+        linkedAccount: LinkedBankAccount? = nil, link: FinancialConnectionsLink = FinancialConnectionsLink()
     ) {
         self.id = id
         self.accountID = accountID
@@ -35,6 +37,7 @@ public struct StoredFinancialConnectionsSession: Sendable, Equatable {
         self.status = status
         self.appID = appID
         self.linkedAccount = linkedAccount
+        self.link = link
     }
 }
 

@@ -53,6 +53,12 @@ public struct TestBankVisit: Sendable {
     /// Whether this visit linked or cancelled the session (else it had been decided before).
     public var decidedNow = false
 
+    /// The test accounts the page offers: those of the subcategories the session allows.
+    public var offered: [TestBankAccount] { TestBankAccount.allCases.filter { session.link.allows(subcategory: $0.subcategory) } }
+
+    /// The account types a customer may type numbers for.
+    public var subcategories: [String] { ["checking", "savings"].filter { session.link.allows(subcategory: $0) } }
+
     public var successURL: String { FinancialConnectionsService.returnURLs(appID: session.appID).success }
     public var cancelURL: String { FinancialConnectionsService.returnURLs(appID: session.appID).cancel }
 }

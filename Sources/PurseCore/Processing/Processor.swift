@@ -9,6 +9,8 @@ public protocol Processor: Sendable {
     func enroll(_ iban: IBAN) -> Enrollment
     /// Whether a saved instrument is accepted at `moment`.
     func decide(reference: String, type: PaymentMethodType, at moment: ProcessorMoment) async -> ProcessorDecision
+    /// What the bank says of the microdeposits the customer read on their statement.
+    func verifyMicrodeposits(_ proof: MicrodepositProof) -> MicrodepositVerdict
 }
 
 /// What the processor keeps of an instrument and tells about it.
@@ -55,6 +57,22 @@ public enum ProcessorDecision: Sendable, Equatable {
     case requiresAuthentication
     /// A bank account that cannot be debited (closed, no such account, ...).
     case unusable(reason: String, message: String)
+}
+
+/// What the customer read on their statement: the two amounts (cents) or the descriptor code.
+public enum MicrodepositProof: Sendable, Hashable {
+    case amounts(Int, Int)
+    case descriptorCode(String)
+}
+
+public enum MicrodepositVerdict: Sendable, Equatable {
+    case verified
+    /// Not what was sent: the customer may try again.
+    case mismatch
+    /// The bank stops accepting attempts for this account.
+    case attemptsExceeded
+    /// The deposits were not verified in time.
+    case timedOut
 }
 
 /// The payment method types Purse saves.

@@ -71,6 +71,14 @@ public enum TestInstruments {
         )
     }()
 
+    /// Stripe's test microdeposits: these amounts or codes verify, exceed the attempts or time
+    /// out; any other reading is a mismatch.
+    public static let microdepositVerdicts: [MicrodepositProof: MicrodepositVerdict] = [
+        .amounts(32, 45): .verified, .descriptorCode("SM11AA"): .verified,
+        .amounts(10, 11): .attemptsExceeded, .descriptorCode("SM33CC"): .attemptsExceeded,
+        .amounts(40, 41): .timedOut, .descriptorCode("SM44DD"): .timedOut,
+    ]
+
     /// `pm_card_*` and `tok_*` names for test cards, as `attach`, `confirm` and `card[token]` take them.
     public static let cardTokens: [String: String] = {
         let names: [(String, String)] = [

@@ -46,6 +46,10 @@ public struct TestProcessor: Processor {
         }
     }
 
+    public func verifyMicrodeposits(_ proof: MicrodepositProof) -> MicrodepositVerdict {
+        TestInstruments.microdepositVerdicts[proof] ?? .mismatch
+    }
+
     private func cardDecision(_ behavior: TestInstruments.CardBehavior, at moment: ProcessorMoment) -> ProcessorDecision {
         switch behavior {
         case .succeeds, .chargeFailsLater, .cvcCheckFails:

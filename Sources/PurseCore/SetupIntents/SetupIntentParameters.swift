@@ -63,15 +63,60 @@ public struct MandateDataParameters: Decodable, Sendable, Equatable {
     }
 }
 
-/// `payment_method_options[card][request_three_d_secure]`: accepted; Purse's processor decides.
+/// `payment_method_options[...]` on a setup intent's create, update and confirm: how a card is
+/// authenticated and on which network, how a US bank account is verified and what Financial
+/// Connections asks for. ``SetupIntentOptions`` keeps them.
 public struct PaymentMethodOptionsParameters: Decodable, Sendable {
     public var card: CardOptions?
+    public var usBankAccount: USBankAccountOptions?
+
+    public init(card: CardOptions? = nil, usBankAccount: USBankAccountOptions? = nil) {
+        self.card = card
+        self.usBankAccount = usBankAccount
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case card
+        case usBankAccount = "us_bank_account"
+    }
 
     public struct CardOptions: Decodable, Sendable {
-        public enum ThreeDSecure: String, Sendable, CaseIterable, ParameterEnum { case automatic, any, challenge }
-        public var requestThreeDSecure: ThreeDSecure?
+        public var requestThreeDSecure: SetupIntentOptions.ThreeDSecure?
+        /// Only at a confirmation, as Stripe's.
+        public var network: SetupIntentOptions.CardNetwork?
 
-        enum CodingKeys: String, CodingKey { case requestThreeDSecure = "request_three_d_secure" }
+        enum CodingKeys: String, CodingKey {
+            case requestThreeDSecure = "request_three_d_secure"
+            case network
+        }
+    }
+
+    public struct USBankAccountOptions: Decodable, Sendable {
+        public var verificationMethod: SetupIntentOptions.VerificationMethod?
+        public var financialConnections: FinancialConnections?
+
+        enum CodingKeys: String, CodingKey {
+            case verificationMethod = "verification_method"
+            case financialConnections = "financial_connections"
+        }
+    }
+
+    public struct FinancialConnections: Decodable, Sendable {
+        public var permissions: [FinancialConnectionsLink.Permission]?
+        public var prefetch: [FinancialConnectionsLink.Prefetch]?
+        public var returnURL: String?
+        public var filters: Filters?
+
+        enum CodingKeys: String, CodingKey {
+            case permissions, prefetch, filters
+            case returnURL = "return_url"
+        }
+    }
+
+    public struct Filters: Decodable, Sendable {
+        public var accountSubcategories: [FinancialConnectionsLink.AccountSubcategory]?
+
+        enum CodingKeys: String, CodingKey { case accountSubcategories = "account_subcategories" }
     }
 }
 
@@ -193,5 +238,52 @@ public struct SetupIntentListParameters: Decodable, Sendable, PaginatedParameter
         case created, limit
         case startingAfter = "starting_after"
         case endingBefore = "ending_before"
+    }
+}
+
+/// `POST /v1/setup_intents/{id}/verify_microdeposits`, and the hosted verification page's form.
+public struct SetupIntentVerifyMicrodepositsParameters: Decodable, Sendable {
+    /// Required with a publishable key.
+    public var clientSecret: String?
+    /// The two deposits, in cents.
+    public var amounts: [Int]?
+    /// The code in the statement descriptor of the one deposit (`SM` and four characters).
+    public var descriptorCode: String?
+
+    public init(descriptorCode: String?) {
+        self.descriptorCode = descriptorCode
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case clientSecret = "client_secret"
+        case amounts
+        case descriptorCode = "descriptor_code"
+    }
+
+    /// What the customer read: the amounts or the code, never both.
+    public func proof() throws -> MicrodepositProof {
+        switch (amounts, descriptorCode) {
+        case (nil, nil):
+            throw PurseError(
+                .invalidRequest, code: "parameter_missing", message: "Give the deposits' amounts or their descriptor_code.",
+                param: "descriptor_code"
+            )
+        case (.some, .some):
+            throw PurseError.invalidParameter("descriptor_code", "Give the deposits' amounts or their descriptor_code, not both.")
+        case (let amounts?, nil):
+            guard amounts.count == 2, amounts.allSatisfy({ $0 > 0 }) else {
+                throw PurseError(
+                    .invalidRequest, code: "payment_method_microdeposit_verification_amounts_invalid",
+                    message: "Give exactly two amounts, each a positive number of cents.", param: "amounts"
+                )
+            }
+            return .amounts(amounts[0], amounts[1])
+        case (nil, let code?):
+            let trimmed = code.filter { !$0.isWhitespace }.uppercased()
+            guard !trimmed.isEmpty, trimmed.count <= 20 else {
+                throw PurseError.invalidParameter("descriptor_code", "Give the 6-character code from the deposit's statement descriptor.")
+            }
+            return .descriptorCode(trimmed)
+        }
     }
 }

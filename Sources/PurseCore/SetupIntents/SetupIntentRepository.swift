@@ -14,10 +14,15 @@ public struct StoredSetupIntent: Sendable, Equatable {
     public var confirmationSettingsID: String?
     /// The mandate a bank debit's confirmation recorded (``SetupIntent/mandate`` is its id).
     public var mandate: JSONValue?
+    /// `payment_method_options`, rendered for the types the intent allows.
+    public var options: SetupIntentOptions
+    /// Set while the intent waits for the customer to verify microdeposits.
+    public var microdeposits: PendingMicrodeposits?
 
     public init(
         intent: SetupIntent, accountID: String, attempt: Int = 0, returnURL: String? = nil, confirmedByClient: Bool = false,
-        confirmationSettingsID: String? = nil, mandate: JSONValue? = nil
+        confirmationSettingsID: String? = nil, mandate: JSONValue? = nil, options: SetupIntentOptions = SetupIntentOptions(),
+        microdeposits: PendingMicrodeposits? = nil
     ) {
         self.intent = intent
         self.accountID = accountID
@@ -26,6 +31,8 @@ public struct StoredSetupIntent: Sendable, Equatable {
         self.confirmedByClient = confirmedByClient
         self.confirmationSettingsID = confirmationSettingsID
         self.mandate = mandate
+        self.options = options
+        self.microdeposits = microdeposits
     }
 }
 
@@ -59,6 +66,7 @@ public protocol SetupIntentRepository: Sendable {
     func list(_ query: SetupIntentQuery, pagination: Pagination) async throws -> Page<StoredSetupIntent>
 
     /// Cancels (`cancellation_reason: abandoned`) the intents left waiting for a payment method or
-    /// an authentication, unchanged for `idleSeconds`; returns them as canceled.
+    /// an authentication, unchanged for `idleSeconds` (for ``PendingMicrodeposits/verificationDays``
+    /// when they wait for microdeposits); returns them as canceled.
     func cancelAbandoned(idleSeconds: Int) async throws -> [StoredSetupIntent]
 }

@@ -31,9 +31,9 @@ public struct SetupIntentService: Sendable {
             throw PurseError.invalidParameter("mandate_data", "mandate_data can only be given with confirm=true.")
         }
         let returnURL = try ReturnURL.checked(params.returnURL)
-        if params.confirm == true {
-            try await checkConfirmable(params, types: types, caller: caller)
-        }
+        var requestedOptions = SetupIntentOptions()
+        try requestedOptions.apply(params.paymentMethodOptions, confirming: params.confirm == true)
+        let options = requestedOptions
         let description = try TextRules.limited(params.description, to: 1000, param: "description")
         let metadata = try MetadataRules.new(params.metadata)
         let id = ObjectID.make(.setupIntent)
@@ -42,6 +42,9 @@ public struct SetupIntentService: Sendable {
         )
         let newMethod = try params.paymentMethodData.map {
             try factory.make($0, account: caller.accountID, prefix: "payment_method_data", linked: linked)
+        }
+        if params.confirm == true {
+            try await checkConfirmable(params, types: types, options: options, newMethod: newMethod, caller: caller)
         }
         let customer = params.customer
         let (secrets, publicURL) = (self.secrets, self.publicURL)
@@ -65,7 +68,7 @@ public struct SetupIntentService: Sendable {
                 status: methodID == nil ? .requiresPaymentMethod : .requiresConfirmation, usage: (params.usage ?? .offSession).rawValue
             )
             intent.customerSheetSettings = settings
-            let stored = StoredSetupIntent(intent: intent, accountID: caller.accountID, returnURL: returnURL)
+            let stored = StoredSetupIntent(intent: intent, accountID: caller.accountID, returnURL: returnURL, options: options)
             try await repositories.setupIntents.insert(stored)
             let rendered = Self.render(stored, secrets, publicURL)
             try await repositories.events.record(
@@ -77,6 +80,7 @@ public struct SetupIntentService: Sendable {
         var confirmation = SetupIntentConfirmParameters()
         confirmation.mandateData = params.mandateData
         confirmation.returnURL = params.returnURL
+        confirmation.paymentMethodOptions = params.paymentMethodOptions
         return try await confirm(id, confirmation, by: caller, request: request)
     }
 
@@ -113,6 +117,7 @@ public struct SetupIntentService: Sendable {
             if let types = params.paymentMethodTypes {
                 updated.intent.paymentMethodTypes = try Self.types(types, automatic: nil).map(\.rawValue)
             }
+            try updated.options.apply(params.paymentMethodOptions, confirming: false)
             if let description = params.description {
                 updated.intent.description = try TextRules.limited(description.value, to: 1000, param: "description")
             }
@@ -135,7 +140,10 @@ public struct SetupIntentService: Sendable {
             if updated.intent.status != .requiresAction || methodChanged {
                 updated.intent.status = updated.intent.paymentMethod == nil ? .requiresPaymentMethod : .requiresConfirmation
             }
-            if methodChanged { updated.attempt += 1 }
+            if methodChanged {
+                updated.attempt += 1
+                updated.microdeposits = nil
+            }
             try await repositories.setupIntents.update(updated)
             return Self.render(updated, secrets, publicURL)
         }
@@ -192,10 +200,11 @@ public struct SetupIntentService: Sendable {
             try factory.make($0, account: caller.accountID, prefix: "payment_method_data", linked: linked)
         }
         let outcome = try await database.transaction { repositories -> (SetupIntent, PurseError?) in
-            guard let stored = try await repositories.setupIntents.find(id, account: caller.accountID, lock: true) else {
+            guard var stored = try await repositories.setupIntents.find(id, account: caller.accountID, lock: true) else {
                 throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
             }
             try Self.requireOpen(stored, action: "confirm", caller: caller, secrets: secrets, publicURL: publicURL)
+            try stored.options.apply(params.paymentMethodOptions, confirming: true)
 
             // The method to save: entered now, named by id or test token, or already on the intent.
             var candidate: Candidate
@@ -228,6 +237,10 @@ public struct SetupIntentService: Sendable {
                 )
             }
             let mandate = try Self.mandate(params.mandateData, for: candidate.type, caller: caller)
+            let awaitsMicrodeposits =
+                try candidate.model.map {
+                    try stored.options.awaitsMicrodeposits($0, param: Self.methodParam(of: candidate.type, inline: params.paymentMethodData != nil))
+                } ?? false
             // A client's confirmation saves under the intent's sheet settings (spec §4).
             var settings: CustomerSheetSettings?
             if caller.isClient {
@@ -237,7 +250,10 @@ public struct SetupIntentService: Sendable {
                 settings = inForce
                 try candidate.enforce(inForce, inline: params.paymentMethodData != nil)
             }
-            let decision = await processor.decide(reference: candidate.reference, type: candidate.type, at: .setup)
+            var decision = await processor.decide(reference: candidate.reference, type: candidate.type, at: .setup)
+            if decision == .approved, candidate.type == .card, stored.options.requestThreeDSecure != .automatic {
+                decision = .requiresAuthentication
+            }
             if let new = candidate.new { try await repositories.paymentMethods.insert(new, account: caller.accountID, customer: nil) }
             if let billing = candidate.updatedBillingDetails, var existing = candidate.existing {
                 existing.billingDetails = billing
@@ -247,6 +263,11 @@ public struct SetupIntentService: Sendable {
                 stored: stored, request: request, secrets: secrets, publicURL: publicURL, settings: settings, repositories: repositories
             )
             switch decision {
+            case .approved where awaitsMicrodeposits:
+                let intent = try await transition.requireAction(
+                    paymentMethod: candidate.id, mandate: mandate, returnURL: returnURL, microdeposits: .sent(now: Clock.now)
+                )
+                return (intent, nil)
             case .approved:
                 return (try await transition.succeed(paymentMethod: candidate.id, mandate: mandate, returnURL: returnURL), nil)
             case .requiresAuthentication:
@@ -276,15 +297,11 @@ public struct SetupIntentService: Sendable {
             guard let stored = try await repositories.setupIntents.find(id, account: nil, lock: true),
                 secrets.isAuthenticationToken(token, setupIntent: id, attempt: stored.attempt)
             else { throw PurseError.noSuch("authentication page", id) }
+            guard stored.microdeposits == nil else { throw PurseError.noSuch("authentication page", id) }
             guard stored.intent.status == .requiresAction, let method = stored.intent.paymentMethod else {
                 return (Self.render(stored, secrets, publicURL), stored.returnURL)  // already decided
             }
-            // A client's confirmation finishes under the sheet settings it ran under (its key's own,
-            // say); the secret key's is never restricted.
-            let owner = Credential(kind: .publishable, accountID: stored.accountID, sourceID: "authentication-page")
-            let settings =
-                stored.confirmedByClient
-                ? try await SheetSettingsService.inForce(for: owner, named: stored.confirmationSettingsID, in: repositories) : nil
+            let settings = try await Self.confirmationSettings(of: stored, in: repositories)
             let transition = Transition(
                 stored: stored, request: request, secrets: secrets, publicURL: publicURL, settings: settings, repositories: repositories
             )
@@ -307,7 +324,7 @@ public struct SetupIntentService: Sendable {
         let (secrets, publicURL) = (self.secrets, self.publicURL)
         return try await database.autocommit { repositories in
             guard let stored = try await repositories.setupIntents.find(id, account: nil, lock: false),
-                secrets.isAuthenticationToken(token, setupIntent: id, attempt: stored.attempt)
+                stored.microdeposits == nil, secrets.isAuthenticationToken(token, setupIntent: id, attempt: stored.attempt)
             else { throw PurseError.noSuch("authentication page", id) }
             var method: PaymentMethod?
             if let id = stored.intent.paymentMethod {
@@ -315,6 +332,111 @@ public struct SetupIntentService: Sendable {
             }
             return (Self.render(stored, secrets, publicURL), method)
         }
+    }
+
+    // MARK: - Microdeposits
+
+    /// `POST /v1/setup_intents/{id}/verify_microdeposits`: the amounts or code the customer read
+    /// on their statement.
+    public func verifyMicrodeposits(
+        _ id: String, _ params: SetupIntentVerifyMicrodepositsParameters, by caller: Credential, request: RequestInfo
+    ) async throws -> SetupIntent {
+        try Self.checkClientSecret(params.clientSecret, of: id, caller: caller, secrets: secrets)
+        return try await verify(id, account: caller.accountID, pageToken: nil, proof: try params.proof(), viewer: caller, request: request)
+    }
+
+    /// The hosted verification page's form: its token stands for the client secret.
+    public func verifyMicrodeposits(
+        _ id: String, pageToken: String, _ params: SetupIntentVerifyMicrodepositsParameters, request: RequestInfo
+    ) async throws -> SetupIntent {
+        try await verify(id, account: nil, pageToken: pageToken, proof: try params.proof(), viewer: nil, request: request)
+    }
+
+    /// What the hosted verification page shows: the intent its token was made for.
+    public func microdepositsPage(_ id: String, token: String) async throws -> SetupIntent {
+        let (secrets, publicURL) = (self.secrets, self.publicURL)
+        return try await database.autocommit { repositories in
+            guard let stored = try await repositories.setupIntents.find(id, account: nil, lock: false),
+                secrets.isAuthenticationToken(token, setupIntent: id, attempt: stored.attempt),
+                stored.microdeposits != nil || stored.intent.status != .requiresAction
+            else { throw PurseError.noSuch("verification page", id) }
+            return Self.render(stored, secrets, publicURL)
+        }
+    }
+
+    /// Verifies the deposits of an intent waiting for them, in one transaction: verified saves the
+    /// method as a confirmation would; a wrong reading counts against the attempts left; too many,
+    /// or too late, fails the intent as a decline does. `pageToken` is the hosted page's.
+    private func verify(
+        _ id: String, account: String?, pageToken: String?, proof: MicrodepositProof, viewer: Credential?, request: RequestInfo
+    ) async throws -> SetupIntent {
+        let (secrets, publicURL, processor) = (self.secrets, self.publicURL, self.processor)
+        let outcome = try await database.transaction { repositories -> (SetupIntent, PurseError?) in
+            // The page answers alike for a missing intent and a wrong token.
+            let missing =
+                pageToken == nil ? PurseError.noSuch("setupintent", id, param: "intent", inPath: true) : .noSuch("verification page", id)
+            guard var stored = try await repositories.setupIntents.find(id, account: account, lock: true) else { throw missing }
+            if let pageToken, !secrets.isAuthenticationToken(pageToken, setupIntent: id, attempt: stored.attempt) { throw missing }
+            guard stored.intent.status == .requiresAction, var pending = stored.microdeposits, let method = stored.intent.paymentMethod
+            else {
+                throw PurseError(
+                    .invalidRequest, code: "setup_intent_unexpected_state",
+                    message: "This SetupIntent has no microdeposits to verify: its status is \(stored.intent.status).",
+                    related: JSONObject([("setup_intent", try Self.render(stored, secrets, publicURL).json(for: viewer))])
+                )
+            }
+            var verdict = processor.verifyMicrodeposits(proof)
+            if verdict == .mismatch {
+                pending.failedAttempts += 1
+                if pending.failedAttempts >= PendingMicrodeposits.maximumFailedAttempts { verdict = .attemptsExceeded }
+            }
+            let transition = Transition(
+                stored: stored, request: request, secrets: secrets, publicURL: publicURL,
+                settings: try await Self.confirmationSettings(of: stored, in: repositories), repositories: repositories
+            )
+            switch verdict {
+            case .verified:
+                return (try await transition.succeed(paymentMethod: method, mandate: nil, returnURL: nil), nil)
+            case .mismatch:
+                stored.microdeposits = pending
+                try await repositories.setupIntents.update(stored)
+                let left = PendingMicrodeposits.maximumFailedAttempts - pending.failedAttempts
+                let mismatch =
+                    if case .amounts = proof {
+                        PurseError(
+                            .invalidRequest, code: "payment_method_microdeposit_verification_amounts_mismatch",
+                            message: "The amounts provided do not match the amounts that were sent to the bank account. "
+                                + "You have \(left) verification attempts remaining.",
+                            param: "amounts"
+                        )
+                    } else {
+                        PurseError(
+                            .invalidRequest, code: "payment_method_microdeposit_verification_descriptor_code_mismatch",
+                            message: "The verification code provided does not match the code in the deposit's statement "
+                                + "descriptor. You have \(left) verification attempts remaining.",
+                            param: "descriptor_code"
+                        )
+                    }
+                return (Self.render(stored, secrets, publicURL), mismatch)
+            case .attemptsExceeded, .timedOut:
+                let failure =
+                    verdict == .timedOut
+                    ? PurseError(
+                        .invalidRequest, code: "payment_method_microdeposit_verification_timeout",
+                        message: "The bank account was not verified with microdeposits within the required period."
+                    )
+                    : PurseError(
+                        .invalidRequest, code: "payment_method_microdeposit_verification_attempts_exceeded",
+                        message: "You have exceeded the number of allowed verification attempts."
+                    )
+                return (try await transition.fail(paymentMethod: method, error: failure, type: "invalid_request_error"), failure)
+            }
+        }
+        guard var refusal = outcome.1 else { return outcome.0 }
+        // Kept (the attempt counted, or the failure recorded): a retry with the same key replays it.
+        refusal.related["setup_intent"] = try outcome.0.json(for: viewer)
+        refusal.isExecutionOutcome = true
+        throw refusal
     }
 
     /// Cancels intents left waiting for a payment method or an authentication for a day
@@ -338,20 +460,23 @@ public struct SetupIntentService: Sendable {
     // MARK: - Internals
 
     /// With `confirm=true` a refusal must change nothing, so what the confirmation would refuse
-    /// before reaching the processor (no method, a type not allowed, a missing mandate) is
-    /// checked before the intent is stored.
-    private func checkConfirmable(_ params: SetupIntentCreateParameters, types: [PaymentMethodType], caller: Credential) async throws {
-        let type: PaymentMethodType
-        if let data = params.paymentMethodData {
-            type = data.type
+    /// before reaching the processor (no method, a type not allowed, a missing mandate, a method
+    /// the options do not allow) is checked before the intent is stored.
+    private func checkConfirmable(
+        _ params: SetupIntentCreateParameters, types: [PaymentMethodType], options: SetupIntentOptions, newMethod: NewPaymentMethod?,
+        caller: Credential
+    ) async throws {
+        let method: PaymentMethod
+        if let newMethod {
+            method = newMethod.model
         } else if let requested = params.paymentMethod {
             if let token = try factory.make(token: requested, account: caller.accountID) {
-                type = token.type
+                method = token.model
             } else {
                 let account = Visibility(account: caller.accountID)
                 let found = try await database.autocommit { try await $0.paymentMethods.find(requested, visibleTo: account, lock: false) }
                 guard let found else { throw PurseError.noSuch("PaymentMethod", requested, param: "payment_method") }
-                type = found.type
+                method = found.model
             }
         } else {
             throw PurseError(
@@ -360,13 +485,19 @@ public struct SetupIntentService: Sendable {
                 param: "payment_method"
             )
         }
-        guard types.contains(type) else {
+        guard let type = PaymentMethodType(rawValue: method.type), types.contains(type) else {
             throw PurseError.invalidParameter(
                 params.paymentMethodData == nil ? "payment_method" : "payment_method_data[type]",
-                "The payment method type \(type.rawValue) is not allowed by this SetupIntent's payment_method_types."
+                "The payment method type \(method.type) is not allowed by this SetupIntent's payment_method_types."
             )
         }
         _ = try Self.mandate(params.mandateData, for: type, caller: caller)
+        _ = try options.awaitsMicrodeposits(method, param: Self.methodParam(of: type, inline: newMethod != nil))
+    }
+
+    /// The parameter a confirmation's payment method came from, for the errors about it.
+    static func methodParam(of type: PaymentMethodType, inline: Bool) -> String {
+        inline ? "payment_method_data[\(type.rawValue)]" : "payment_method"
     }
 
     struct Candidate: Sendable {
@@ -378,6 +509,9 @@ public struct SetupIntentService: Sendable {
         let existing: PaymentMethod?
         /// A saved method's billing details once the settings attached their defaults.
         var updatedBillingDetails: BillingDetails?
+
+        /// The method as it stands: the new one, or the saved one named.
+        var model: PaymentMethod? { new?.model ?? existing }
 
         init(reference: String, type: PaymentMethodType, id: String, new: NewPaymentMethod?, existing: PaymentMethod? = nil) {
             self.reference = reference
@@ -405,6 +539,14 @@ public struct SetupIntentService: Sendable {
                 }
             }
         }
+    }
+
+    /// The sheet settings a client's pending confirmation finishes under (its key's own, say);
+    /// nil for the secret key's, which is never restricted.
+    static func confirmationSettings(of stored: StoredSetupIntent, in repositories: Repositories) async throws -> CustomerSheetSettings? {
+        guard stored.confirmedByClient else { return nil }
+        let owner = Credential(kind: .publishable, accountID: stored.accountID, sourceID: "pending-confirmation")
+        return try await SheetSettingsService.inForce(for: owner, named: stored.confirmationSettingsID, in: repositories)
     }
 
     /// A publishable key must bring the intent's client secret; the secret key need not.
@@ -484,33 +626,29 @@ public struct SetupIntentService: Sendable {
     static func render(_ stored: StoredSetupIntent, _ secrets: DerivedSecrets, _ publicURL: PublicURL) -> SetupIntent {
         var intent = stored.intent
         intent.clientSecret = secrets.setupIntentClientSecret(intent.id)
-        var options = JSONObject()
-        if intent.paymentMethodTypes.contains("card") {
-            options["card"] = ["mandate_options": .null, "network": .null, "request_three_d_secure": "automatic"]
-        }
-        if intent.paymentMethodTypes.contains("us_bank_account") {
-            // Purse's test bank verifies instantly; the mobile sheets offer bank accounts only
-            // for `automatic` or `instant`.
-            options["us_bank_account"] = [
-                "financial_connections": ["permissions": ["payment_method"], "prefetch": [], "return_url": .null],
-                "mandate_options": .object(JSONObject()), "verification_method": "automatic",
-            ]
-        }
-        intent.paymentMethodOptions = .object(options)
+        intent.paymentMethodOptions = stored.options.json(for: intent.paymentMethodTypes)
         if intent.status == .requiresAction {
+            // Each attempt's page has a token of its own: one an update or new confirmation replaced is spent.
             let token = secrets.authenticationToken(setupIntent: intent.id, attempt: stored.attempt)
-            intent.nextAction = NextAction(
-                url: "\(publicURL.base)/v1/setup_intents/\(intent.id)/authenticate/\(token)", returnURL: stored.returnURL
-            )
+            if let microdeposits = stored.microdeposits {
+                intent.nextAction = .microdeposits(
+                    arrivalDate: microdeposits.arrivalDate,
+                    hostedVerificationURL: "\(publicURL.base)/v1/setup_intents/\(intent.id)/verify_microdeposits/\(token)"
+                )
+            } else {
+                intent.nextAction = .redirect(
+                    url: "\(publicURL.base)/v1/setup_intents/\(intent.id)/authenticate/\(token)", returnURL: stored.returnURL
+                )
+            }
         }
         return intent
     }
 
-    /// The object for an event: never with the client secret, which is derived again when shown.
+    /// The object for an event: never with the client secret or a page's address, derived again when shown.
     static func eventObject(_ intent: SetupIntent) throws -> JSONValue {
         var object = try JSONValueEncoder().encode(intent)
         object["client_secret"] = .null
-        object["next_action"] = intent.nextAction == nil ? .null : ["type": "redirect_to_url"]
+        object["next_action"] = intent.nextAction.map { ["type": .string($0.type)] } ?? .null
         return object
     }
 }

@@ -42,16 +42,21 @@ struct Transition {
         updated.intent.status = .succeeded
         updated.intent.paymentMethod = paymentMethod
         updated.intent.lastSetupError = nil
+        updated.microdeposits = nil
         updated.record(mandate: mandate, returnURL: returnURL)
         return try await save(updated, event: "setup_intent.succeeded")
     }
 
-    /// The card asks for authentication: `requires_action`, with a new page token.
-    func requireAction(paymentMethod: String, mandate: JSONValue?, returnURL: String?) async throws -> SetupIntent {
+    /// The card asks for authentication, or the bank account waits for `microdeposits`:
+    /// `requires_action`, with a new page token.
+    func requireAction(
+        paymentMethod: String, mandate: JSONValue?, returnURL: String?, microdeposits: PendingMicrodeposits? = nil
+    ) async throws -> SetupIntent {
         var updated = stored
         updated.intent.status = .requiresAction
         updated.intent.paymentMethod = paymentMethod
         updated.intent.lastSetupError = nil
+        updated.microdeposits = microdeposits
         updated.attempt += 1
         updated.confirmedByClient = settings != nil
         // Locked (key share) until the commit, so the settings cannot vanish under the reference;
@@ -72,6 +77,7 @@ struct Transition {
         var updated = stored
         updated.intent.status = .requiresPaymentMethod
         updated.intent.paymentMethod = nil
+        updated.microdeposits = nil
         updated.intent.lastSetupError = SetupError(
             code: error.code, declineCode: error.declineCode, message: error.message, param: error.param,
             paymentMethod: method, paymentMethodType: method?.type, type: type

@@ -74,11 +74,24 @@ public struct FinancialConnectionsSession: Codable, Sendable {
         }
     }
 
-    /// `filters`: US accounts only, as `us_bank_account` needs.
+    /// `filters`: US accounts only, as `us_bank_account` needs, of the subcategories the setup
+    /// intent allows (left out when it allows any).
     public struct Filters: Codable, Sendable, Hashable {
+        public var accountSubcategories: [String]?
         public var countries: [String] = ["US"]
 
         public init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case accountSubcategories = "account_subcategories"
+            case countries
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            if let accountSubcategories { try container.encode(accountSubcategories, forKey: .accountSubcategories) }
+            try container.encode(countries, forKey: .countries)
+        }
     }
 
     /// `status_details`: why a session was cancelled.

@@ -81,10 +81,11 @@ public struct SetupIntent: Codable, Sendable, Hashable {
         case customerSheetSettings = "customer_sheet_settings"
     }
 
-    /// The fields a publishable key with the client secret may see (Stripe's documented subset).
+    /// The fields a publishable key with the client secret may see (Stripe's documented subset;
+    /// `payment_method_options` in its client shape).
     public static let publishableFields: Set<String> = [
         "id", "object", "cancellation_reason", "client_secret", "created", "description", "last_setup_error",
-        "livemode", "next_action", "payment_method", "payment_method_types", "status", "usage",
+        "livemode", "next_action", "payment_method", "payment_method_options", "payment_method_types", "status", "usage",
     ]
 }
 
@@ -138,18 +139,34 @@ public struct SetupError: Codable, Sendable, Hashable {
     }
 }
 
-/// `next_action`: Purse always asks for a redirect to its authentication page.
+/// `next_action`: a redirect to Purse's 3D Secure page, or the microdeposits a bank account
+/// waits for.
 public struct NextAction: Codable, Sendable, Hashable {
-    public var type: String = "redirect_to_url"
-    public var redirectToURL: RedirectToURL
+    public var type: String
+    public var redirectToURL: RedirectToURL?
+    public var verifyWithMicrodeposits: VerifyWithMicrodeposits?
 
-    public init(url: String, returnURL: String?) {
-        redirectToURL = RedirectToURL(url: url, returnURL: returnURL)
+    public static func redirect(url: String, returnURL: String?) -> NextAction {
+        NextAction(type: "redirect_to_url", redirectToURL: RedirectToURL(url: url, returnURL: returnURL))
+    }
+
+    public static func microdeposits(arrivalDate: Int, hostedVerificationURL: String) -> NextAction {
+        NextAction(
+            type: "verify_with_microdeposits",
+            verifyWithMicrodeposits: VerifyWithMicrodeposits(arrivalDate: arrivalDate, hostedVerificationURL: hostedVerificationURL)
+        )
+    }
+
+    private init(type: String, redirectToURL: RedirectToURL? = nil, verifyWithMicrodeposits: VerifyWithMicrodeposits? = nil) {
+        self.type = type
+        self.redirectToURL = redirectToURL
+        self.verifyWithMicrodeposits = verifyWithMicrodeposits
     }
 
     enum CodingKeys: String, CodingKey {
         case type
         case redirectToURL = "redirect_to_url"
+        case verifyWithMicrodeposits = "verify_with_microdeposits"
     }
 
     public struct RedirectToURL: Codable, Sendable, Hashable {
@@ -159,6 +176,24 @@ public struct NextAction: Codable, Sendable, Hashable {
         enum CodingKeys: String, CodingKey {
             case url
             case returnURL = "return_url"
+        }
+    }
+
+    /// Purse's microdeposits carry a statement descriptor code (Stripe's default for new accounts).
+    public struct VerifyWithMicrodeposits: Codable, Sendable, Hashable {
+        public var arrivalDate: Int
+        public var hostedVerificationURL: String
+        public var microdepositType: String = "descriptor_code"
+
+        public init(arrivalDate: Int, hostedVerificationURL: String) {
+            self.arrivalDate = arrivalDate
+            self.hostedVerificationURL = hostedVerificationURL
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case arrivalDate = "arrival_date"
+            case hostedVerificationURL = "hosted_verification_url"
+            case microdepositType = "microdeposit_type"
         }
     }
 }

@@ -10,16 +10,17 @@ struct PostgresFinancialConnectionsRepository: FinancialConnectionsRepository {
     private static let columns = """
         id, account_id, created, customer_id, setup_intent_id, unique_id, hosted_surface, status, app_id,
         linked_account_id, linked_account_created, institution_name, display_name, last4, routing_number, subcategory,
-        fingerprint, processor_reference
+        fingerprint, processor_reference, link_options
         """
 
     func insert(_ session: StoredFinancialConnectionsSession) async throws {
         try await connection.queryLater(
             """
             INSERT INTO financial_connections_sessions (id, account_id, created, customer_id, setup_intent_id, unique_id,
-                                                        hosted_surface, status, app_id)
+                                                        hosted_surface, status, app_id, link_options)
             VALUES (\(session.id), \(session.accountID), \(session.created), \(session.customer), \(session.setupIntent),
-                    \(session.uniqueID), \(session.hostedSurface), \(session.status.rawValue), \(session.appID))
+                    \(session.uniqueID), \(session.hostedSurface), \(session.status.rawValue), \(session.appID),
+                    \(StoredJSON.encode(session.link)))
             """
         )
     }
@@ -72,7 +73,8 @@ struct PostgresFinancialConnectionsRepository: FinancialConnectionsRepository {
         return StoredFinancialConnectionsSession(
             id: try row["id"], accountID: try row["account_id"], created: try row["created"], customer: try row["customer_id"],
             setupIntent: try row["setup_intent_id"], uniqueID: try row["unique_id"], hostedSurface: try row["hosted_surface"],
-            status: status, appID: try row["app_id"], linkedAccount: linked
+            status: status, appID: try row["app_id"], linkedAccount: linked,
+            link: try StoredJSON.decodeIfPresent(FinancialConnectionsLink.self, from: try row["link_options"]) ?? FinancialConnectionsLink()
         )
     }
 }

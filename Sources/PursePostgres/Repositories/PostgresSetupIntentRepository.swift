@@ -9,7 +9,7 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
     private static let columns = """
         id, account_id, created, customer_id, status, usage, payment_method_types, payment_method_id, description, metadata,
         return_url, cancellation_reason, last_setup_error, mandate, authentication_attempt, sheet_settings_id,
-        confirmed_by_client, confirmation_settings_id
+        confirmed_by_client, confirmation_settings_id, payment_method_options, microdeposits
         """
 
     private static let list = KeysetList(table: "setup_intents", columns: columns, noun: "setup intent")
@@ -19,11 +19,12 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
         try await connection.queryLater(
             """
             INSERT INTO setup_intents (id, account_id, created, customer_id, status, usage, payment_method_types,
-                                       payment_method_id, description, metadata, return_url, sheet_settings_id)
+                                       payment_method_id, description, metadata, return_url, sheet_settings_id,
+                                       payment_method_options)
             VALUES (\(intent.id), \(stored.accountID), \(intent.created), \(intent.customer), \(intent.status.rawValue),
                     \(intent.usage), \(PostgresTextArray(intent.paymentMethodTypes)), \(intent.paymentMethod),
                     \(intent.description), \(StoredJSON.encode(intent.metadata)), \(stored.returnURL),
-                    \(intent.customerSheetSettings))
+                    \(intent.customerSheetSettings), \(StoredJSON.encode(stored.options)))
             """
         )
     }
@@ -48,6 +49,8 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
                 mandate = \(stored.mandate.map { PostgresJSON(JSONWriter.string($0)) }),
                 authentication_attempt = \(Int32(clamping: stored.attempt)), confirmed_by_client = \(stored.confirmedByClient),
                 confirmation_settings_id = \(stored.confirmationSettingsID),
+                payment_method_options = \(StoredJSON.encode(stored.options)),
+                microdeposits = \(StoredJSON.encodeIfPresent(stored.microdeposits)),
                 updated_at = now()
             WHERE id = \(intent.id) AND account_id = \(stored.accountID)
             """
@@ -68,6 +71,7 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
             UPDATE setup_intents SET status = 'canceled', cancellation_reason = 'abandoned', updated_at = now()
             WHERE status IN ('requires_payment_method', 'requires_action')
               AND updated_at < now() - \(idleSeconds) * interval '1 second'
+              AND (microdeposits IS NULL OR updated_at < now() - \(PendingMicrodeposits.verificationDays) * interval '1 day')
             RETURNING \(unsafeSQL: Self.columns)
             """
         ).map(Self.stored)
@@ -94,7 +98,10 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
         return StoredSetupIntent(
             intent: intent, accountID: try row["account_id"], attempt: Int(try row["authentication_attempt", as: Int32.self]),
             returnURL: try row["return_url"], confirmedByClient: try row["confirmed_by_client"],
-            confirmationSettingsID: try row["confirmation_settings_id"], mandate: mandate
+            confirmationSettingsID: try row["confirmation_settings_id"], mandate: mandate,
+            options: try StoredJSON.decodeIfPresent(SetupIntentOptions.self, from: try row["payment_method_options"])
+                ?? SetupIntentOptions(),
+            microdeposits: try StoredJSON.decodeIfPresent(PendingMicrodeposits.self, from: try row["microdeposits"])
         )
     }
 }

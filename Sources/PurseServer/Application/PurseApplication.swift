@@ -112,6 +112,7 @@ public struct PurseApplication {
         )
         SetupIntentsController(setupIntents: setupIntents).register(on: api)
         AuthenticationPageController(setupIntents: setupIntents).register(on: api)
+        MicrodepositsPageController(setupIntents: setupIntents).register(on: api)
         let financialConnections = FinancialConnectionsService(
             database: database, processor: processor, masterKey: masterKey, publicURL: publicURL
         )

@@ -26,7 +26,7 @@ struct AuthenticationPageController {
         let page = try await setupIntents.authenticationPage(id, token: context.parameters.get("token") ?? "")
         guard page.intent.status == .requiresAction else { return Self.resultPage(page.intent).response() }
         let card = page.method?.card.map { "\($0.brand.capitalized) •••• \($0.last4)" } ?? "your payment method"
-        let returnURL = page.intent.nextAction?.redirectToURL.returnURL
+        let returnURL = page.intent.nextAction?.redirectToURL?.returnURL
         return HTMLPage(
             title: "Confirm it is you",
             body: """

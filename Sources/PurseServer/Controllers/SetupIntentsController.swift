@@ -15,6 +15,10 @@ struct SetupIntentsController {
             "/v1/setup_intents/{id}/confirm", access: .publishableWithClientSecret, returns: .object(.setupIntent), confirm
         )
         api.post("/v1/setup_intents/{id}/cancel", access: .secretKey, returns: .object(.setupIntent), cancel)
+        api.post(
+            "/v1/setup_intents/{id}/verify_microdeposits", access: .publishableWithClientSecret, returns: .object(.setupIntent),
+            verifyMicrodeposits
+        )
     }
 
     @Sendable func create(_ request: APIRequest) async throws -> APIResult {
@@ -52,6 +56,14 @@ struct SetupIntentsController {
             try await setupIntents.cancel(
                 request.pathParameter("id"), reason: params.cancellationReason, by: request.caller, request: request.info
             ),
+            for: request
+        )
+    }
+
+    @Sendable func verifyMicrodeposits(_ request: APIRequest) async throws -> APIResult {
+        let params = try request.decode(SetupIntentVerifyMicrodepositsParameters.self)
+        return try render(
+            try await setupIntents.verifyMicrodeposits(request.pathParameter("id"), params, by: request.caller, request: request.info),
             for: request
         )
     }

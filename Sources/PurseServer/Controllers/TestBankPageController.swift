@@ -87,12 +87,15 @@ struct TestBankPageController {
         // What was typed comes back, but for the account number, which is never sent to a browser.
         var typed = (routing: "", savings: false)
         if case .entered(let routing, _, let subcategory)? = entered { typed = (routing, subcategory == "savings") }
-        let choices = TestBankAccount.allCases.enumerated().map { index, account in
+        let choices = visit.offered.enumerated().map { index, account in
             """
             <div class="choice"><input type="radio" name="account" id="account-\(account.rawValue)" value="\(account.rawValue)"\
             \(index == 0 && entered == nil ? " checked" : "")><label for="account-\(account.rawValue)">\(HTMLPage.escaped(account.label))\
             <small>\(HTMLPage.escaped(account.outcome))</small></label></div>
             """
+        }.joined()
+        let accountTypes = visit.subcategories.map { type in
+            "<option value=\"\(type)\"\(typed.savings == (type == "savings") ? " selected" : "")>\(type.capitalized)</option>"
         }.joined()
         let manualChecked = entered != nil ? " checked" : ""
         let alert = error.map { "<p class=\"error\" role=\"alert\">\(HTMLPage.escaped($0))</p>" } ?? ""
@@ -112,8 +115,7 @@ struct TestBankPageController {
                 <label for="account_number">Account number</label>
                 <input id="account_number" name="account_number" inputmode="numeric" autocomplete="off" maxlength="17">
                 <label for="account_type">Account type</label>
-                <select id="account_type" name="account_type"><option value="checking">Checking</option>\
-                <option value="savings"\(typed.savings ? " selected" : "")>Savings</option></select></fieldset>
+                <select id="account_type" name="account_type">\(accountTypes)</select></fieldset>
                 <button type="submit" id="link" name="action" value="link" class="primary">Link account</button>
                 <button type="submit" id="cancel" name="action" value="cancel">Cancel</button>
                 </form>

@@ -73,10 +73,10 @@ struct ResponseMiddleware: RouterMiddleware {
         return .unexpected(requestID: context.requestID)
     }
 
-    /// The path as logged: the token of an authentication or test-bank page is a credential, so
-    /// it is masked.
+    /// The path as logged: the token of an authentication, verification or test-bank page is a
+    /// credential, so it is masked.
     static func loggable(_ path: String) -> String {
-        for marker in ["/authenticate/", "/test_bank/"] {
+        for marker in ["/authenticate/", "/verify_microdeposits/", "/test_bank/"] {
             if let range = path.range(of: marker) { return path[..<range.upperBound] + "****" }
         }
         return path

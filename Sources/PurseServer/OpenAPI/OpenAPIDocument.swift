@@ -4520,6 +4520,137 @@ enum OpenAPIDocument {
                                         "const": ""
                                       }
                                     ]
+                                  },
+                                  "network": {
+                                    "anyOf": [
+                                      {
+                                        "enum": [
+                                          "amex",
+                                          "cartes_bancaires",
+                                          "diners",
+                                          "discover",
+                                          "eftpos_au",
+                                          "girocard",
+                                          "interac",
+                                          "jcb",
+                                          "link",
+                                          "mastercard",
+                                          "unionpay",
+                                          "unknown",
+                                          "visa"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          },
+                          "us_bank_account": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "verification_method": {
+                                    "anyOf": [
+                                      {
+                                        "enum": [
+                                          "automatic",
+                                          "instant",
+                                          "microdeposits"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  },
+                                  "financial_connections": {
+                                    "anyOf": [
+                                      {
+                                        "type": "object",
+                                        "properties": {
+                                          "permissions": {
+                                            "anyOf": [
+                                              {
+                                                "type": "array",
+                                                "items": {
+                                                  "enum": [
+                                                    "balances",
+                                                    "ownership",
+                                                    "payment_method",
+                                                    "transactions"
+                                                  ]
+                                                }
+                                              },
+                                              {
+                                                "const": ""
+                                              }
+                                            ]
+                                          },
+                                          "prefetch": {
+                                            "anyOf": [
+                                              {
+                                                "type": "array",
+                                                "items": {
+                                                  "enum": [
+                                                    "balances",
+                                                    "ownership",
+                                                    "transactions"
+                                                  ]
+                                                }
+                                              },
+                                              {
+                                                "const": ""
+                                              }
+                                            ]
+                                          },
+                                          "return_url": {
+                                            "type": "string"
+                                          },
+                                          "filters": {
+                                            "anyOf": [
+                                              {
+                                                "type": "object",
+                                                "properties": {
+                                                  "account_subcategories": {
+                                                    "anyOf": [
+                                                      {
+                                                        "type": "array",
+                                                        "items": {
+                                                          "enum": [
+                                                            "checking",
+                                                            "savings"
+                                                          ]
+                                                        }
+                                                      },
+                                                      {
+                                                        "const": ""
+                                                      }
+                                                    ]
+                                                  }
+                                                },
+                                                "additionalProperties": false
+                                              },
+                                              {
+                                                "const": ""
+                                              }
+                                            ]
+                                          }
+                                        },
+                                        "additionalProperties": false
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
                                   }
                                 },
                                 "additionalProperties": false
@@ -5252,6 +5383,168 @@ enum OpenAPIDocument {
                                           "any",
                                           "challenge"
                                         ]
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  },
+                                  "network": {
+                                    "anyOf": [
+                                      {
+                                        "enum": [
+                                          "amex",
+                                          "cartes_bancaires",
+                                          "diners",
+                                          "discover",
+                                          "eftpos_au",
+                                          "girocard",
+                                          "interac",
+                                          "jcb",
+                                          "link",
+                                          "mastercard",
+                                          "unionpay",
+                                          "unknown",
+                                          "visa"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "us_bank_account": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "verification_method": {
+                                    "anyOf": [
+                                      {
+                                        "enum": [
+                                          "automatic",
+                                          "instant",
+                                          "microdeposits"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  },
+                                  "financial_connections": {
+                                    "anyOf": [
+                                      {
+                                        "type": "object",
+                                        "properties": {
+                                          "permissions": {
+                                            "anyOf": [
+                                              {
+                                                "type": "array",
+                                                "items": {
+                                                  "enum": [
+                                                    "balances",
+                                                    "ownership",
+                                                    "payment_method",
+                                                    "transactions"
+                                                  ]
+                                                }
+                                              },
+                                              {
+                                                "const": ""
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          },
+                                          "prefetch": {
+                                            "anyOf": [
+                                              {
+                                                "type": "array",
+                                                "items": {
+                                                  "enum": [
+                                                    "balances",
+                                                    "ownership",
+                                                    "transactions"
+                                                  ]
+                                                }
+                                              },
+                                              {
+                                                "const": ""
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          },
+                                          "return_url": {
+                                            "anyOf": [
+                                              {
+                                                "type": "string"
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          },
+                                          "filters": {
+                                            "anyOf": [
+                                              {
+                                                "type": "object",
+                                                "properties": {
+                                                  "account_subcategories": {
+                                                    "anyOf": [
+                                                      {
+                                                        "type": "array",
+                                                        "items": {
+                                                          "enum": [
+                                                            "checking",
+                                                            "savings"
+                                                          ]
+                                                        }
+                                                      },
+                                                      {
+                                                        "const": ""
+                                                      },
+                                                      {
+                                                        "type": "null"
+                                                      }
+                                                    ]
+                                                  }
+                                                },
+                                                "additionalProperties": false
+                                              },
+                                              {
+                                                "const": ""
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          }
+                                        },
+                                        "additionalProperties": false
                                       },
                                       {
                                         "const": ""
@@ -6072,6 +6365,137 @@ enum OpenAPIDocument {
                                         "const": ""
                                       }
                                     ]
+                                  },
+                                  "network": {
+                                    "anyOf": [
+                                      {
+                                        "enum": [
+                                          "amex",
+                                          "cartes_bancaires",
+                                          "diners",
+                                          "discover",
+                                          "eftpos_au",
+                                          "girocard",
+                                          "interac",
+                                          "jcb",
+                                          "link",
+                                          "mastercard",
+                                          "unionpay",
+                                          "unknown",
+                                          "visa"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          },
+                          "us_bank_account": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "verification_method": {
+                                    "anyOf": [
+                                      {
+                                        "enum": [
+                                          "automatic",
+                                          "instant",
+                                          "microdeposits"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  },
+                                  "financial_connections": {
+                                    "anyOf": [
+                                      {
+                                        "type": "object",
+                                        "properties": {
+                                          "permissions": {
+                                            "anyOf": [
+                                              {
+                                                "type": "array",
+                                                "items": {
+                                                  "enum": [
+                                                    "balances",
+                                                    "ownership",
+                                                    "payment_method",
+                                                    "transactions"
+                                                  ]
+                                                }
+                                              },
+                                              {
+                                                "const": ""
+                                              }
+                                            ]
+                                          },
+                                          "prefetch": {
+                                            "anyOf": [
+                                              {
+                                                "type": "array",
+                                                "items": {
+                                                  "enum": [
+                                                    "balances",
+                                                    "ownership",
+                                                    "transactions"
+                                                  ]
+                                                }
+                                              },
+                                              {
+                                                "const": ""
+                                              }
+                                            ]
+                                          },
+                                          "return_url": {
+                                            "type": "string"
+                                          },
+                                          "filters": {
+                                            "anyOf": [
+                                              {
+                                                "type": "object",
+                                                "properties": {
+                                                  "account_subcategories": {
+                                                    "anyOf": [
+                                                      {
+                                                        "type": "array",
+                                                        "items": {
+                                                          "enum": [
+                                                            "checking",
+                                                            "savings"
+                                                          ]
+                                                        }
+                                                      },
+                                                      {
+                                                        "const": ""
+                                                      }
+                                                    ]
+                                                  }
+                                                },
+                                                "additionalProperties": false
+                                              },
+                                              {
+                                                "const": ""
+                                              }
+                                            ]
+                                          }
+                                        },
+                                        "additionalProperties": false
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
                                   }
                                 },
                                 "additionalProperties": false
@@ -6643,6 +7067,168 @@ enum OpenAPIDocument {
                                         "type": "null"
                                       }
                                     ]
+                                  },
+                                  "network": {
+                                    "anyOf": [
+                                      {
+                                        "enum": [
+                                          "amex",
+                                          "cartes_bancaires",
+                                          "diners",
+                                          "discover",
+                                          "eftpos_au",
+                                          "girocard",
+                                          "interac",
+                                          "jcb",
+                                          "link",
+                                          "mastercard",
+                                          "unionpay",
+                                          "unknown",
+                                          "visa"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "us_bank_account": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "verification_method": {
+                                    "anyOf": [
+                                      {
+                                        "enum": [
+                                          "automatic",
+                                          "instant",
+                                          "microdeposits"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  },
+                                  "financial_connections": {
+                                    "anyOf": [
+                                      {
+                                        "type": "object",
+                                        "properties": {
+                                          "permissions": {
+                                            "anyOf": [
+                                              {
+                                                "type": "array",
+                                                "items": {
+                                                  "enum": [
+                                                    "balances",
+                                                    "ownership",
+                                                    "payment_method",
+                                                    "transactions"
+                                                  ]
+                                                }
+                                              },
+                                              {
+                                                "const": ""
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          },
+                                          "prefetch": {
+                                            "anyOf": [
+                                              {
+                                                "type": "array",
+                                                "items": {
+                                                  "enum": [
+                                                    "balances",
+                                                    "ownership",
+                                                    "transactions"
+                                                  ]
+                                                }
+                                              },
+                                              {
+                                                "const": ""
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          },
+                                          "return_url": {
+                                            "anyOf": [
+                                              {
+                                                "type": "string"
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          },
+                                          "filters": {
+                                            "anyOf": [
+                                              {
+                                                "type": "object",
+                                                "properties": {
+                                                  "account_subcategories": {
+                                                    "anyOf": [
+                                                      {
+                                                        "type": "array",
+                                                        "items": {
+                                                          "enum": [
+                                                            "checking",
+                                                            "savings"
+                                                          ]
+                                                        }
+                                                      },
+                                                      {
+                                                        "const": ""
+                                                      },
+                                                      {
+                                                        "type": "null"
+                                                      }
+                                                    ]
+                                                  }
+                                                },
+                                                "additionalProperties": false
+                                              },
+                                              {
+                                                "const": ""
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          }
+                                        },
+                                        "additionalProperties": false
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
                                   }
                                 },
                                 "additionalProperties": false
@@ -7071,6 +7657,137 @@ enum OpenAPIDocument {
                                           "any",
                                           "challenge"
                                         ]
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  },
+                                  "network": {
+                                    "anyOf": [
+                                      {
+                                        "enum": [
+                                          "amex",
+                                          "cartes_bancaires",
+                                          "diners",
+                                          "discover",
+                                          "eftpos_au",
+                                          "girocard",
+                                          "interac",
+                                          "jcb",
+                                          "link",
+                                          "mastercard",
+                                          "unionpay",
+                                          "unknown",
+                                          "visa"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          },
+                          "us_bank_account": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "verification_method": {
+                                    "anyOf": [
+                                      {
+                                        "enum": [
+                                          "automatic",
+                                          "instant",
+                                          "microdeposits"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  },
+                                  "financial_connections": {
+                                    "anyOf": [
+                                      {
+                                        "type": "object",
+                                        "properties": {
+                                          "permissions": {
+                                            "anyOf": [
+                                              {
+                                                "type": "array",
+                                                "items": {
+                                                  "enum": [
+                                                    "balances",
+                                                    "ownership",
+                                                    "payment_method",
+                                                    "transactions"
+                                                  ]
+                                                }
+                                              },
+                                              {
+                                                "const": ""
+                                              }
+                                            ]
+                                          },
+                                          "prefetch": {
+                                            "anyOf": [
+                                              {
+                                                "type": "array",
+                                                "items": {
+                                                  "enum": [
+                                                    "balances",
+                                                    "ownership",
+                                                    "transactions"
+                                                  ]
+                                                }
+                                              },
+                                              {
+                                                "const": ""
+                                              }
+                                            ]
+                                          },
+                                          "return_url": {
+                                            "type": "string"
+                                          },
+                                          "filters": {
+                                            "anyOf": [
+                                              {
+                                                "type": "object",
+                                                "properties": {
+                                                  "account_subcategories": {
+                                                    "anyOf": [
+                                                      {
+                                                        "type": "array",
+                                                        "items": {
+                                                          "enum": [
+                                                            "checking",
+                                                            "savings"
+                                                          ]
+                                                        }
+                                                      },
+                                                      {
+                                                        "const": ""
+                                                      }
+                                                    ]
+                                                  }
+                                                },
+                                                "additionalProperties": false
+                                              },
+                                              {
+                                                "const": ""
+                                              }
+                                            ]
+                                          }
+                                        },
+                                        "additionalProperties": false
                                       },
                                       {
                                         "const": ""
@@ -7700,6 +8417,168 @@ enum OpenAPIDocument {
                                         "type": "null"
                                       }
                                     ]
+                                  },
+                                  "network": {
+                                    "anyOf": [
+                                      {
+                                        "enum": [
+                                          "amex",
+                                          "cartes_bancaires",
+                                          "diners",
+                                          "discover",
+                                          "eftpos_au",
+                                          "girocard",
+                                          "interac",
+                                          "jcb",
+                                          "link",
+                                          "mastercard",
+                                          "unionpay",
+                                          "unknown",
+                                          "visa"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "us_bank_account": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "verification_method": {
+                                    "anyOf": [
+                                      {
+                                        "enum": [
+                                          "automatic",
+                                          "instant",
+                                          "microdeposits"
+                                        ]
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  },
+                                  "financial_connections": {
+                                    "anyOf": [
+                                      {
+                                        "type": "object",
+                                        "properties": {
+                                          "permissions": {
+                                            "anyOf": [
+                                              {
+                                                "type": "array",
+                                                "items": {
+                                                  "enum": [
+                                                    "balances",
+                                                    "ownership",
+                                                    "payment_method",
+                                                    "transactions"
+                                                  ]
+                                                }
+                                              },
+                                              {
+                                                "const": ""
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          },
+                                          "prefetch": {
+                                            "anyOf": [
+                                              {
+                                                "type": "array",
+                                                "items": {
+                                                  "enum": [
+                                                    "balances",
+                                                    "ownership",
+                                                    "transactions"
+                                                  ]
+                                                }
+                                              },
+                                              {
+                                                "const": ""
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          },
+                                          "return_url": {
+                                            "anyOf": [
+                                              {
+                                                "type": "string"
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          },
+                                          "filters": {
+                                            "anyOf": [
+                                              {
+                                                "type": "object",
+                                                "properties": {
+                                                  "account_subcategories": {
+                                                    "anyOf": [
+                                                      {
+                                                        "type": "array",
+                                                        "items": {
+                                                          "enum": [
+                                                            "checking",
+                                                            "savings"
+                                                          ]
+                                                        }
+                                                      },
+                                                      {
+                                                        "const": ""
+                                                      },
+                                                      {
+                                                        "type": "null"
+                                                      }
+                                                    ]
+                                                  }
+                                                },
+                                                "additionalProperties": false
+                                              },
+                                              {
+                                                "const": ""
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          }
+                                        },
+                                        "additionalProperties": false
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
                                   }
                                 },
                                 "additionalProperties": false
@@ -8034,6 +8913,303 @@ enum OpenAPIDocument {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/SetupIntent"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/setup_intents/{id}/verify_microdeposits": {
+      "post": {
+        "operationId": "verifySetupIntentMicrodeposits",
+        "summary": "Verify the microdeposits a bank account's setup waits for: the two amounts or the statement descriptor's code (secret key, or publishable key with client_secret)",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The object's id"
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "client_secret": {
+                    "type": "string"
+                  },
+                  "amounts": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "items": {
+                          "type": "integer"
+                        }
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "descriptor_code": {
+                    "type": "string"
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "items": {
+                          "enum": [
+                            "customer",
+                            "customer.invoice_settings.default_payment_method",
+                            "customer.invoice_settings.default_payment_method.customer",
+                            "payment_method",
+                            "payment_method.customer",
+                            "payment_method.customer.invoice_settings.default_payment_method"
+                          ]
+                        }
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false
+              },
+              "encoding": {
+                "amounts": {
+                  "style": "deepObject",
+                  "explode": true
+                },
+                "expand": {
+                  "style": "deepObject",
+                  "explode": true
+                }
+              }
+            },
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "client_secret": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "amounts": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "items": {
+                          "type": "integer"
+                        }
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "descriptor_code": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "items": {
+                          "enum": [
+                            "customer",
+                            "customer.invoice_settings.default_payment_method",
+                            "customer.invoice_settings.default_payment_method.customer",
+                            "payment_method",
+                            "payment_method.customer",
+                            "payment_method.customer.invoice_settings.default_payment_method"
+                          ]
+                        }
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SetupIntent"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/setup_intents/{id}/verify_microdeposits/{token}": {
+      "get": {
+        "operationId": "showMicrodepositsPage",
+        "summary": "The hosted verification page next_action.verify_with_microdeposits points at (public; the token is the credential). Changes nothing.",
+        "security": [],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The setup intent"
+          },
+          {
+            "name": "token",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The page's token"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "An HTML page",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "post": {
+        "operationId": "verifyMicrodepositsOnPage",
+        "summary": "The page's form: verifies the descriptor code as verify_microdeposits does",
+        "security": [],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The setup intent"
+          },
+          {
+            "name": "token",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The page's token"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "descriptor_code": {
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "descriptor_code"
+                ]
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "An HTML page",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "A wrong code: the form again, with why (or the verification's end); a malformed form: an error",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
                 }
               }
             }
@@ -14758,7 +15934,10 @@ enum OpenAPIDocument {
             ],
             "properties": {
               "type": {
-                "const": "redirect_to_url"
+                "enum": [
+                  "redirect_to_url",
+                  "verify_with_microdeposits"
+                ]
               },
               "redirect_to_url": {
                 "type": "object",
@@ -14770,6 +15949,28 @@ enum OpenAPIDocument {
                     "type": [
                       "string",
                       "null"
+                    ]
+                  }
+                }
+              },
+              "verify_with_microdeposits": {
+                "type": "object",
+                "required": [
+                  "arrival_date",
+                  "hosted_verification_url",
+                  "microdeposit_type"
+                ],
+                "properties": {
+                  "arrival_date": {
+                    "type": "integer"
+                  },
+                  "hosted_verification_url": {
+                    "type": "string"
+                  },
+                  "microdeposit_type": {
+                    "enum": [
+                      "amounts",
+                      "descriptor_code"
                     ]
                   }
                 }
@@ -15071,10 +16272,19 @@ enum OpenAPIDocument {
             }
           },
           "prefetch": {
-            "type": "null"
+            "type": [
+              "array",
+              "null"
+            ],
+            "items": {
+              "type": "string"
+            }
           },
           "return_url": {
-            "type": "null"
+            "type": [
+              "string",
+              "null"
+            ]
           },
           "status": {
             "enum": [

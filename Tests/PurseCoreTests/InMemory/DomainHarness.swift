@@ -178,7 +178,7 @@ struct DomainHarness {
 
     /// The authentication page's token from a `requires_action` intent's next action.
     static func authenticationToken(_ intent: SetupIntent) throws -> String {
-        let url = try #require(intent.nextAction?.redirectToURL.url)
+        let url = try #require(intent.nextAction?.redirectToURL?.url)
         return try #require(url.split(separator: "/").last.map(String.init))
     }
 }

@@ -26,7 +26,7 @@ struct SetupIntentRow: KeysetRow {
         return StoredSetupIntent(
             intent: intent, accountID: stored.accountID, attempt: stored.attempt, returnURL: stored.returnURL,
             confirmedByClient: stored.confirmedByClient, confirmationSettingsID: stored.confirmationSettingsID,
-            mandate: stored.mandate
+            mandate: stored.mandate, options: stored.options, microdeposits: stored.microdeposits
         )
     }
 }
@@ -44,7 +44,9 @@ struct InMemorySetupIntentRepository: SetupIntentRepository {
                 throw InMemoryDatabaseError.constraint("setup_intents_sheet_settings_id_fkey")
             }
             // What the INSERT leaves out takes the columns' defaults.
-            var inserted = StoredSetupIntent(intent: intent, accountID: stored.accountID, returnURL: stored.returnURL)
+            var inserted = StoredSetupIntent(
+                intent: intent, accountID: stored.accountID, returnURL: stored.returnURL, options: stored.options
+            )
             inserted.intent.cancellationReason = nil
             inserted.intent.lastSetupError = nil
             inserted.intent.mandate = nil
@@ -77,6 +79,8 @@ struct InMemorySetupIntentRepository: SetupIntentRepository {
             row.stored.attempt = stored.attempt
             row.stored.confirmedByClient = stored.confirmedByClient
             row.stored.confirmationSettingsID = stored.confirmationSettingsID
+            row.stored.options = stored.options
+            row.stored.microdeposits = stored.microdeposits
             row.updatedAt = state.now
             state.setupIntents[new.id] = row
         }
@@ -102,7 +106,9 @@ struct InMemorySetupIntentRepository: SetupIntentRepository {
             let now = state.now
             var canceled: [StoredSetupIntent] = []
             for (id, var row) in state.setupIntents
-            where [.requiresPaymentMethod, .requiresAction].contains(row.stored.intent.status) && row.updatedAt < now - idleSeconds {
+            where [.requiresPaymentMethod, .requiresAction].contains(row.stored.intent.status) && row.updatedAt < now - idleSeconds
+                && (row.stored.microdeposits == nil || row.updatedAt < now - PendingMicrodeposits.verificationDays * 86_400)
+            {
                 row.stored.intent.status = .canceled
                 row.stored.intent.cancellationReason = "abandoned"
                 row.updatedAt = now

@@ -63,19 +63,28 @@ extension SearchClause {
         case (nil, .text(let text)) where comparison == .contains:
             return "lower(\(unsafeSQL: column)) LIKE \("%" + Self.escapingLike(text.lowercased()) + "%")"
         case (nil, .text(let text)):
-            return Self.words(of: text).map { "lower(\(unsafeSQL: column)) ~ \($0)" }
-                ?? "lower(\(unsafeSQL: column)) = lower(\(text))"
+            let words = Self.words(of: text)
+            guard !words.isEmpty else { return "lower(\(unsafeSQL: column)) = lower(\(text))" }
+            // Each word as a substring too: the trigram index then skips through the rows that
+            // have the rare words, where the pattern alone made it read every row with the common
+            // ones (an email's domain: 30 ms against 1 ms at a million customers).
+            var condition: PostgresQuery = "("
+            for word in words { condition.append("lower(\(unsafeSQL: column)) LIKE \("%" + word + "%") AND ") }
+            condition.append("lower(\(unsafeSQL: column)) ~ \(Self.wordsInOrder(words)))")
+            return condition
         }
     }
 
-    /// Stripe's exact match on a string: the value's words, in order, as whole words of the
-    /// field (`name:'one two'` matches "One Two Three", not "someone two"). Nil when the value
-    /// has no words to match.
-    private static func words(of text: String) -> String? {
-        let words = text.lowercased().split { !($0.isLetter || $0.isNumber) }
-        guard !words.isEmpty else { return nil }
-        // Letters and digits only: nothing in them is special to a regular expression.
-        return "(^|[^[:alnum:]])" + words.joined(separator: "[^[:alnum:]]+") + "([^[:alnum:]]|$)"
+    /// The value's words, lower-cased: letters and digits only, so nothing in them is special to
+    /// a regular expression or a LIKE pattern.
+    private static func words(of text: String) -> [String] {
+        text.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init)
+    }
+
+    /// Stripe's exact match on a string: the words, in order, as whole words of the field
+    /// (`name:'one two'` matches "One Two Three", not "someone two").
+    private static func wordsInOrder(_ words: [String]) -> String {
+        "(^|[^[:alnum:]])" + words.joined(separator: "[^[:alnum:]]+") + "([^[:alnum:]]|$)"
     }
 
     private static func escapingLike(_ text: String) -> String {

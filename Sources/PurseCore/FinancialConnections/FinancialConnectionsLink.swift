@@ -55,23 +55,17 @@ public struct FinancialConnectionsLink: Codable, Sendable, Equatable {
         }
     }
 
-    /// The `financial_connections` entry of a setup intent's `payment_method_options`.
+    /// The `financial_connections` entry of a setup intent's `payment_method_options`
+    /// (`return_url` is optional there, not nullable: left out when unset).
     var json: JSONValue {
         var object = JSONObject([
             ("permissions", .array(permissions.map { .string($0.rawValue) })),
             ("prefetch", .array(prefetch.map { .string($0.rawValue) })),
-            ("return_url", returnURL.map(JSONValue.string) ?? .null),
         ])
+        if let returnURL { object["return_url"] = .string(returnURL) }
         if let accountSubcategories {
             object["filters"] = ["account_subcategories": .array(accountSubcategories.map { .string($0.rawValue) })]
         }
         return .object(object)
-    }
-}
-
-extension Array where Element: Equatable {
-    /// The elements in order, each once.
-    fileprivate var distinct: [Element] {
-        reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
     }
 }

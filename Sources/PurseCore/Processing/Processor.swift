@@ -10,7 +10,7 @@ public protocol Processor: Sendable {
     /// Whether a saved instrument is accepted at `moment`.
     func decide(reference: String, type: PaymentMethodType, at moment: ProcessorMoment) async -> ProcessorDecision
     /// What the bank says of the microdeposits the customer read on their statement.
-    func verifyMicrodeposits(_ proof: MicrodepositProof) -> MicrodepositVerdict
+    func verifyMicrodeposits(_ proof: MicrodepositProof) async -> MicrodepositVerdict
 }
 
 /// What the processor keeps of an instrument and tells about it.

@@ -46,7 +46,7 @@ public struct TestProcessor: Processor {
         }
     }
 
-    public func verifyMicrodeposits(_ proof: MicrodepositProof) -> MicrodepositVerdict {
+    public func verifyMicrodeposits(_ proof: MicrodepositProof) async -> MicrodepositVerdict {
         TestInstruments.microdepositVerdicts[proof] ?? .mismatch
     }
 

@@ -6,6 +6,7 @@ import Crypto
 public struct DerivedSecrets: Sendable {
     private let setupIntentKey: SymmetricKey
     private let authenticationPageKey: SymmetricKey
+    private let microdepositsPageKey: SymmetricKey
     private let customerSessionKey: SymmetricKey
     private let webhookSigningKey: SymmetricKey
     private let financialConnectionsKey: SymmetricKey
@@ -15,6 +16,7 @@ public struct DerivedSecrets: Sendable {
     public init(masterKey: MasterKey) {
         setupIntentKey = masterKey.derivedKey(for: "setup-intent-client-secret")
         authenticationPageKey = masterKey.derivedKey(for: "authentication-page")
+        microdepositsPageKey = masterKey.derivedKey(for: "microdeposits-page")
         customerSessionKey = masterKey.derivedKey(for: "customer-session-api-key")
         webhookSigningKey = masterKey.derivedKey(for: "webhook-signing-secret")
         financialConnectionsKey = masterKey.derivedKey(for: "financial-connections-client-secret")
@@ -41,6 +43,16 @@ public struct DerivedSecrets: Sendable {
     }
 
     /// The ephemeral key a customer session hands out: the same on every call, never stored.
+    /// The token in the URL of a setup intent's microdeposits page; a new one per attempt, and
+    /// never the authentication page's.
+    public func microdepositsPageToken(setupIntent id: String, attempt: Int) -> String {
+        token(microdepositsPageKey, "\(id)|\(attempt)")
+    }
+
+    public func isMicrodepositsPageToken(_ candidate: String, setupIntent id: String, attempt: Int) -> Bool {
+        SecretHash.constantTimeEquals(Array(candidate.utf8), Array(microdepositsPageToken(setupIntent: id, attempt: attempt).utf8))
+    }
+
     public func customerSessionAPIKey(_ sessionID: String) -> String {
         "ek_test_" + token(customerSessionKey, sessionID, length: 48)
     }

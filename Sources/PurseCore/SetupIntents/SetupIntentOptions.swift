@@ -5,7 +5,12 @@ public import PurseModels
 /// Connections links it with.
 public struct SetupIntentOptions: Codable, Sendable, Equatable {
     /// `any` and `challenge` send every card the processor approves through 3D Secure.
-    public enum ThreeDSecure: String, Codable, Sendable, CaseIterable, ParameterEnum { case automatic, any, challenge }
+    public enum ThreeDSecure: String, Codable, Sendable, CaseIterable, ParameterEnum {
+        case automatic, any, challenge
+
+        /// Whether it asks for 3D Secure at least as often as `other`.
+        func isAtLeast(_ other: ThreeDSecure) -> Bool { other == .automatic || self != .automatic }
+    }
 
     public enum CardNetwork: String, Codable, Sendable, CaseIterable, ParameterEnum {
         case amex
@@ -36,11 +41,17 @@ public struct SetupIntentOptions: Codable, Sendable, Equatable {
     }
 
     /// Takes what a request sends; what it leaves out stays. `network` belongs to a confirmation:
-    /// each one sets it (or clears it), and nothing else may.
-    public mutating func apply(_ params: PaymentMethodOptionsParameters?, confirming: Bool) throws {
+    /// each one sets it (or clears it), and nothing else may. A client (an app confirming with
+    /// the client secret) may ask for more than the merchant did, never less: not fewer 3D
+    /// Secure checks, not another verification of bank accounts, not other Financial Connections
+    /// options.
+    public mutating func apply(_ params: PaymentMethodOptionsParameters?, confirming: Bool, byClient: Bool = false) throws {
         let networkParam = "payment_method_options[card][network]"
         if params?.card?.network != nil, !confirming {
             throw PurseError.invalidParameter(networkParam, "\(networkParam) can only be set when confirming a SetupIntent.")
+        }
+        if byClient {
+            try checkClientMayApply(params)
         }
         if confirming { network = params?.card?.network }
         if let requested = params?.card?.requestThreeDSecure { requestThreeDSecure = requested }
@@ -50,10 +61,35 @@ public struct SetupIntentOptions: Codable, Sendable, Equatable {
         }
     }
 
-    /// Whether saving `method` waits for microdeposits; refuses a method these options do not
-    /// allow (a network the card does not run on, a bank account verified the other way).
-    /// `param` names where the method came from.
-    func awaitsMicrodeposits(_ method: PaymentMethod, param: String) throws -> Bool {
+    private func checkClientMayApply(_ params: PaymentMethodOptionsParameters?) throws {
+        if let requested = params?.card?.requestThreeDSecure, !requested.isAtLeast(requestThreeDSecure) {
+            throw PurseError.invalidParameter(
+                "payment_method_options[card][request_three_d_secure]",
+                "This SetupIntent asks for request_three_d_secure: \(requestThreeDSecure.rawValue); a client secret cannot ask for less."
+            )
+        }
+        if let requested = params?.usBankAccount?.verificationMethod, requested != verificationMethod {
+            throw PurseError.invalidParameter(
+                "payment_method_options[us_bank_account][verification_method]",
+                "This SetupIntent verifies bank accounts with verification_method: \(verificationMethod.rawValue); only the "
+                    + "secret key may change it."
+            )
+        }
+        if params?.usBankAccount?.financialConnections != nil {
+            throw PurseError.invalidParameter(
+                "payment_method_options[us_bank_account][financial_connections]",
+                "Only the secret key may set payment_method_options[us_bank_account][financial_connections]."
+            )
+        }
+    }
+
+    /// How a confirmation saves a method under these options.
+    enum Saving { case now, afterMicrodeposits }
+
+    /// How saving `method` goes; refuses a method these options do not allow (a network the
+    /// card does not run on, a bank account verified the other way). `param` names where the
+    /// method came from.
+    func saving(_ method: PaymentMethod, param: String) throws -> Saving {
         if let card = method.card, let network, !card.networks.available.contains(network.rawValue) {
             throw PurseError.invalidParameter(
                 "payment_method_options[card][network]",
@@ -61,11 +97,11 @@ public struct SetupIntentOptions: Codable, Sendable, Equatable {
                     + "\(network.rawValue) network."
             )
         }
-        guard let bank = method.usBankAccount else { return false }
+        guard let bank = method.usBankAccount else { return .now }
         let linked = bank.financialConnectionsAccount != nil
         switch verificationMethod {
         case .automatic:
-            return false
+            return .now
         case .instant:
             guard linked else {
                 throw PurseError.invalidParameter(
@@ -74,7 +110,7 @@ public struct SetupIntentOptions: Codable, Sendable, Equatable {
                         + "through Financial Connections instead of entering its numbers."
                 )
             }
-            return false
+            return .now
         case .microdeposits:
             guard !linked else {
                 throw PurseError.invalidParameter(
@@ -83,7 +119,7 @@ public struct SetupIntentOptions: Codable, Sendable, Equatable {
                         + "the account's numbers instead of linking it through Financial Connections."
                 )
             }
-            return true
+            return .afterMicrodeposits
         }
     }
 

@@ -279,9 +279,12 @@ public struct SetupIntentVerifyMicrodepositsParameters: Decodable, Sendable {
             }
             return .amounts(amounts[0], amounts[1])
         case (nil, let code?):
+            // Stripe's codes are six characters starting with SM; anything else is a typo, not a reading.
             let trimmed = code.filter { !$0.isWhitespace }.uppercased()
-            guard !trimmed.isEmpty, trimmed.count <= 20 else {
-                throw PurseError.invalidParameter("descriptor_code", "Give the 6-character code from the deposit's statement descriptor.")
+            guard trimmed.count == 6, trimmed.hasPrefix("SM") else {
+                throw PurseError.invalidParameter(
+                    "descriptor_code", "The descriptor code is the six characters starting with SM in the deposit's statement descriptor."
+                )
             }
             return .descriptorCode(trimmed)
         }

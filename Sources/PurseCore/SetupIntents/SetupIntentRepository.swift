@@ -66,7 +66,11 @@ public protocol SetupIntentRepository: Sendable {
     func list(_ query: SetupIntentQuery, pagination: Pagination) async throws -> Page<StoredSetupIntent>
 
     /// Cancels (`cancellation_reason: abandoned`) the intents left waiting for a payment method or
-    /// an authentication, unchanged for `idleSeconds` (for ``PendingMicrodeposits/verificationDays``
-    /// when they wait for microdeposits); returns them as canceled.
+    /// an authentication, unchanged for `idleSeconds`; returns them as canceled. Intents waiting
+    /// for microdeposits are not abandoned: see ``lockMicrodepositsSent(daysAgo:)``.
     func cancelAbandoned(idleSeconds: Int) async throws -> [StoredSetupIntent]
+
+    /// The intents still waiting for microdeposits sent more than `days` ago (by the database's
+    /// clock), locked; those another transaction holds are skipped, for the next sweep.
+    func lockMicrodepositsSent(daysAgo days: Int) async throws -> [StoredSetupIntent]
 }

@@ -1,7 +1,8 @@
 public import PurseModels
 
-/// Setup intents: create, retrieve, update, confirm (with 3D Secure through Purse's page, and
-/// mandates for bank debits), cancel, list; and the sweep of abandoned ones.
+/// Setup intents: create, retrieve, update, confirm (with 3D Secure through Purse's page,
+/// mandates for bank debits, and microdeposits for bank accounts typed in), cancel, list; and the
+/// sweep of abandoned ones.
 public struct SetupIntentService: Sendable {
     private let database: any Database
     private let processor: any Processor
@@ -135,8 +136,13 @@ public struct SetupIntentService: Sendable {
                 ).model.id
             }
             // A new payment method always needs a new confirmation: an authentication page for the
-            // old one is spent (its token changes with the attempt).
-            let methodChanged = updated.intent.paymentMethod != stored.intent.paymentMethod
+            // old one is spent (its token changes with the attempt). So does a pending
+            // microdeposits verification the intent no longer asks for.
+            let verificationChanged =
+                stored.microdeposits != nil
+                && (updated.options.verificationMethod != .microdeposits
+                    || !updated.intent.paymentMethodTypes.contains(PaymentMethodType.usBankAccount.rawValue))
+            let methodChanged = updated.intent.paymentMethod != stored.intent.paymentMethod || verificationChanged
             if updated.intent.status != .requiresAction || methodChanged {
                 updated.intent.status = updated.intent.paymentMethod == nil ? .requiresPaymentMethod : .requiresConfirmation
             }
@@ -204,7 +210,16 @@ public struct SetupIntentService: Sendable {
                 throw PurseError.noSuch("setupintent", id, param: "intent", inPath: true)
             }
             try Self.requireOpen(stored, action: "confirm", caller: caller, secrets: secrets, publicURL: publicURL)
-            try stored.options.apply(params.paymentMethodOptions, confirming: true)
+            if stored.microdeposits != nil {
+                // A second confirmation would send new deposits and start the count of attempts again.
+                throw PurseError(
+                    .invalidRequest, code: "setup_intent_unexpected_state",
+                    message: "You cannot confirm this SetupIntent because it waits for its microdeposits to be verified: "
+                        + "verify them, or cancel it.",
+                    related: JSONObject([("setup_intent", try Self.render(stored, secrets, publicURL).json(for: caller))])
+                )
+            }
+            try stored.options.apply(params.paymentMethodOptions, confirming: true, byClient: caller.isClient)
 
             // The method to save: entered now, named by id or test token, or already on the intent.
             var candidate: Candidate
@@ -237,10 +252,8 @@ public struct SetupIntentService: Sendable {
                 )
             }
             let mandate = try Self.mandate(params.mandateData, for: candidate.type, caller: caller)
-            let awaitsMicrodeposits =
-                try candidate.model.map {
-                    try stored.options.awaitsMicrodeposits($0, param: Self.methodParam(of: candidate.type, inline: params.paymentMethodData != nil))
-                } ?? false
+            let param = Self.methodParam(of: candidate.type, inline: params.paymentMethodData != nil)
+            let saving = try candidate.model.map { try stored.options.saving($0, param: param) } ?? .now
             // A client's confirmation saves under the intent's sheet settings (spec §4).
             var settings: CustomerSheetSettings?
             if caller.isClient {
@@ -263,7 +276,7 @@ public struct SetupIntentService: Sendable {
                 stored: stored, request: request, secrets: secrets, publicURL: publicURL, settings: settings, repositories: repositories
             )
             switch decision {
-            case .approved where awaitsMicrodeposits:
+            case .approved where saving == .afterMicrodeposits:
                 let intent = try await transition.requireAction(
                     paymentMethod: candidate.id, mandate: mandate, returnURL: returnURL, microdeposits: .sent(now: Clock.now)
                 )
@@ -297,7 +310,6 @@ public struct SetupIntentService: Sendable {
             guard let stored = try await repositories.setupIntents.find(id, account: nil, lock: true),
                 secrets.isAuthenticationToken(token, setupIntent: id, attempt: stored.attempt)
             else { throw PurseError.noSuch("authentication page", id) }
-            guard stored.microdeposits == nil else { throw PurseError.noSuch("authentication page", id) }
             guard stored.intent.status == .requiresAction, let method = stored.intent.paymentMethod else {
                 return (Self.render(stored, secrets, publicURL), stored.returnURL)  // already decided
             }
@@ -324,7 +336,7 @@ public struct SetupIntentService: Sendable {
         let (secrets, publicURL) = (self.secrets, self.publicURL)
         return try await database.autocommit { repositories in
             guard let stored = try await repositories.setupIntents.find(id, account: nil, lock: false),
-                stored.microdeposits == nil, secrets.isAuthenticationToken(token, setupIntent: id, attempt: stored.attempt)
+                secrets.isAuthenticationToken(token, setupIntent: id, attempt: stored.attempt)
             else { throw PurseError.noSuch("authentication page", id) }
             var method: PaymentMethod?
             if let id = stored.intent.paymentMethod {
@@ -357,8 +369,7 @@ public struct SetupIntentService: Sendable {
         let (secrets, publicURL) = (self.secrets, self.publicURL)
         return try await database.autocommit { repositories in
             guard let stored = try await repositories.setupIntents.find(id, account: nil, lock: false),
-                secrets.isAuthenticationToken(token, setupIntent: id, attempt: stored.attempt),
-                stored.microdeposits != nil || stored.intent.status != .requiresAction
+                secrets.isMicrodepositsPageToken(token, setupIntent: id, attempt: stored.attempt)
             else { throw PurseError.noSuch("verification page", id) }
             return Self.render(stored, secrets, publicURL)
         }
@@ -376,7 +387,7 @@ public struct SetupIntentService: Sendable {
             let missing =
                 pageToken == nil ? PurseError.noSuch("setupintent", id, param: "intent", inPath: true) : .noSuch("verification page", id)
             guard var stored = try await repositories.setupIntents.find(id, account: account, lock: true) else { throw missing }
-            if let pageToken, !secrets.isAuthenticationToken(pageToken, setupIntent: id, attempt: stored.attempt) { throw missing }
+            if let pageToken, !secrets.isMicrodepositsPageToken(pageToken, setupIntent: id, attempt: stored.attempt) { throw missing }
             guard stored.intent.status == .requiresAction, var pending = stored.microdeposits, let method = stored.intent.paymentMethod
             else {
                 throw PurseError(
@@ -385,7 +396,7 @@ public struct SetupIntentService: Sendable {
                     related: JSONObject([("setup_intent", try Self.render(stored, secrets, publicURL).json(for: viewer))])
                 )
             }
-            var verdict = processor.verifyMicrodeposits(proof)
+            var verdict = await processor.verifyMicrodeposits(proof)
             if verdict == .mismatch {
                 pending.failedAttempts += 1
                 if pending.failedAttempts >= PendingMicrodeposits.maximumFailedAttempts { verdict = .attemptsExceeded }
@@ -421,10 +432,7 @@ public struct SetupIntentService: Sendable {
             case .attemptsExceeded, .timedOut:
                 let failure =
                     verdict == .timedOut
-                    ? PurseError(
-                        .invalidRequest, code: "payment_method_microdeposit_verification_timeout",
-                        message: "The bank account was not verified with microdeposits within the required period."
-                    )
+                    ? Self.microdepositsTimedOut
                     : PurseError(
                         .invalidRequest, code: "payment_method_microdeposit_verification_attempts_exceeded",
                         message: "You have exceeded the number of allowed verification attempts."
@@ -440,10 +448,21 @@ public struct SetupIntentService: Sendable {
     }
 
     /// Cancels intents left waiting for a payment method or an authentication for a day
-    /// (`cancellation_reason: abandoned`); returns how many.
+    /// (`cancellation_reason: abandoned`), and fails those whose microdeposits were not verified
+    /// in Stripe's ten days (`payment_method_microdeposit_verification_timeout`, as a reading of
+    /// `SM44DD` does); returns how many it moved.
     public func sweepAbandoned(olderThan seconds: Int = 86_400) async throws -> Int {
         let (secrets, publicURL) = (self.secrets, self.publicURL)
         return try await database.transaction { repositories in
+            let unverified = try await repositories.setupIntents.lockMicrodepositsSent(daysAgo: PendingMicrodeposits.verificationDays)
+            for stored in unverified {
+                guard let method = stored.intent.paymentMethod else { continue }
+                let transition = Transition(
+                    stored: stored, request: nil, secrets: secrets, publicURL: publicURL,
+                    settings: try await Self.confirmationSettings(of: stored, in: repositories), repositories: repositories
+                )
+                _ = try await transition.fail(paymentMethod: method, error: Self.microdepositsTimedOut, type: "invalid_request_error")
+            }
             let canceled = try await repositories.setupIntents.cancelAbandoned(idleSeconds: seconds)
             for stored in canceled {
                 try await repositories.events.record(
@@ -453,7 +472,7 @@ public struct SetupIntentService: Sendable {
                     )
                 )
             }
-            return canceled.count
+            return unverified.count + canceled.count
         }
     }
 
@@ -492,7 +511,7 @@ public struct SetupIntentService: Sendable {
             )
         }
         _ = try Self.mandate(params.mandateData, for: type, caller: caller)
-        _ = try options.awaitsMicrodeposits(method, param: Self.methodParam(of: type, inline: newMethod != nil))
+        _ = try options.saving(method, param: Self.methodParam(of: type, inline: newMethod != nil))
     }
 
     /// The parameter a confirmation's payment method came from, for the errors about it.
@@ -541,6 +560,11 @@ public struct SetupIntentService: Sendable {
         }
     }
 
+    static let microdepositsTimedOut = PurseError(
+        .invalidRequest, code: "payment_method_microdeposit_verification_timeout",
+        message: "The bank account was not verified with microdeposits within the required period."
+    )
+
     /// The sheet settings a client's pending confirmation finishes under (its key's own, say);
     /// nil for the secret key's, which is never restricted.
     static func confirmationSettings(of stored: StoredSetupIntent, in repositories: Repositories) async throws -> CustomerSheetSettings? {
@@ -582,7 +606,7 @@ public struct SetupIntentService: Sendable {
             guard !requested.isEmpty else {
                 throw PurseError.invalidParameter("payment_method_types", "Give at least one payment method type.")
             }
-            return requested.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+            return requested.distinct
         }
         return automatic?.enabled == true ? PaymentMethodType.allCases : [.card]
     }
@@ -629,13 +653,14 @@ public struct SetupIntentService: Sendable {
         intent.paymentMethodOptions = stored.options.json(for: intent.paymentMethodTypes)
         if intent.status == .requiresAction {
             // Each attempt's page has a token of its own: one an update or new confirmation replaced is spent.
-            let token = secrets.authenticationToken(setupIntent: intent.id, attempt: stored.attempt)
             if let microdeposits = stored.microdeposits {
+                let token = secrets.microdepositsPageToken(setupIntent: intent.id, attempt: stored.attempt)
                 intent.nextAction = .microdeposits(
                     arrivalDate: microdeposits.arrivalDate,
                     hostedVerificationURL: "\(publicURL.base)/v1/setup_intents/\(intent.id)/verify_microdeposits/\(token)"
                 )
             } else {
+                let token = secrets.authenticationToken(setupIntent: intent.id, attempt: stored.attempt)
                 intent.nextAction = .redirect(
                     url: "\(publicURL.base)/v1/setup_intents/\(intent.id)/authenticate/\(token)", returnURL: stored.returnURL
                 )
@@ -648,7 +673,16 @@ public struct SetupIntentService: Sendable {
     static func eventObject(_ intent: SetupIntent) throws -> JSONValue {
         var object = try JSONValueEncoder().encode(intent)
         object["client_secret"] = .null
-        object["next_action"] = intent.nextAction.map { ["type": .string($0.type)] } ?? .null
+        guard let action = intent.nextAction else { return object }
+        // The pages' addresses carry their tokens: a webhook shows what is awaited, and the
+        // merchant retrieves the intent for the address.
+        var shown = JSONObject([("type", .string(action.type))])
+        if let microdeposits = action.verifyWithMicrodeposits {
+            shown["verify_with_microdeposits"] = [
+                "arrival_date": .int(microdeposits.arrivalDate), "microdeposit_type": .string(microdeposits.microdepositType),
+            ]
+        }
+        object["next_action"] = .object(shown)
         return object
     }
 }

@@ -5,7 +5,8 @@ import PurseModels
 struct Transition {
     /// The intent as the transaction locked it.
     let stored: StoredSetupIntent
-    let request: RequestInfo
+    /// nil for the system's own moves (the sweep's).
+    let request: RequestInfo?
     let secrets: DerivedSecrets
     let publicURL: PublicURL
     /// The sheet settings of a client's confirmation (nil for the secret key, never restricted).

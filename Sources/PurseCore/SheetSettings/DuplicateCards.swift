@@ -5,7 +5,7 @@ import PurseModels
 enum DuplicateCards {
     /// The saved method to use instead of attaching `candidate`, or nil to attach it as usual.
     static func reuse(
-        _ candidate: String, for customer: String, settings: CustomerSheetSettings, caller: Credential, request: RequestInfo,
+        _ candidate: String, for customer: String, settings: CustomerSheetSettings, caller: Credential, request: RequestInfo?,
         in repositories: Repositories
     ) async throws -> PaymentMethod? {
         guard settings.duplicateCards == "reuse" else { return nil }

@@ -92,7 +92,7 @@ public struct SheetSettingsParameters: Decodable, Sendable {
             guard !values.isEmpty else {
                 throw PurseError.invalidParameter("payment_method_types", "Give at least one payment method type a sheet may add.")
             }
-            result.paymentMethodTypes = values.reduce(into: []) { if !$0.contains($1.rawValue) { $0.append($1.rawValue) } }
+            result.paymentMethodTypes = values.map(\.rawValue).distinct
         }
         // An empty value puts a field, a hash or a list back to where the default settings start.
         let initial = CustomerSheetSettings.initial(id: "", name: nil, isDefault: false, created: 0)

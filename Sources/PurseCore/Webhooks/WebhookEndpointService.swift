@@ -135,7 +135,7 @@ public struct WebhookEndpointService: Sendable {
         for (index, event) in events.enumerated() where event != "*" && !eventTypes.contains(event) {
             throw PurseError.invalidParameter("enabled_events[\(index)]", "Invalid event type: \(event)")
         }
-        return events.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+        return events.distinct
     }
 
     /// The URL, once the destination rules accept it (``WebhookDestinations/checkRegistration(_:)``).

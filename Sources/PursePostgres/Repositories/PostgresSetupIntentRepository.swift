@@ -71,8 +71,19 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
             UPDATE setup_intents SET status = 'canceled', cancellation_reason = 'abandoned', updated_at = now()
             WHERE status IN ('requires_payment_method', 'requires_action')
               AND updated_at < now() - \(idleSeconds) * interval '1 second'
-              AND (microdeposits IS NULL OR updated_at < now() - \(PendingMicrodeposits.verificationDays) * interval '1 day')
+              AND microdeposits IS NULL
             RETURNING \(unsafeSQL: Self.columns)
+            """
+        ).map(Self.stored)
+    }
+
+    func lockMicrodepositsSent(daysAgo days: Int) async throws -> [StoredSetupIntent] {
+        try await connection.query(
+            """
+            SELECT \(unsafeSQL: Self.columns) FROM setup_intents
+            WHERE status = 'requires_action' AND microdeposits IS NOT NULL
+              AND (microdeposits ->> 'sent_at')::bigint < extract(epoch FROM now())::bigint - \(days) * 86400
+            FOR UPDATE SKIP LOCKED
             """
         ).map(Self.stored)
     }

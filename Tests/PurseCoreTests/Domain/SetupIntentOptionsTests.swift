@@ -134,6 +134,25 @@ struct SetupIntentOptionsTests {
         #expect(try await purse.listed(customer).ids.isEmpty)
     }
 
+    @Test func unverifiedMicrodepositsFailAfterTenDays() async throws {
+        let purse = try await DomainHarness.make()
+        let customer = try await purse.customer()
+        let intent = try await create(purse, customer: customer, types: [.usBankAccount], options: Self.microdeposits)
+        _ = try await confirm(purse, intent.id, method: "pm_usBankAccount_success")
+        await purse.database.advanceClock(by: (PendingMicrodeposits.verificationDays - 1) * 86_400)
+        #expect(try await purse.setupIntents.sweepAbandoned() == 0)  // not abandoned after a day: waiting
+
+        await purse.database.advanceClock(by: 86_401)
+        let types = try await purse.eventTypes {
+            let moved = try await purse.setupIntents.sweepAbandoned()
+            #expect(moved == 1)
+        }
+        #expect(types == ["setup_intent.setup_failed"])
+        let failed = try await purse.setupIntents.retrieve(intent.id, clientSecret: nil, by: purse.secret)
+        #expect(failed.status == .requiresPaymentMethod)
+        #expect(failed.lastSetupError?.code == "payment_method_microdeposit_verification_timeout")
+    }
+
     @Test func instantRefusesTypedNumbers() async throws {
         let purse = try await DomainHarness.make()
         let customer = try await purse.customer()

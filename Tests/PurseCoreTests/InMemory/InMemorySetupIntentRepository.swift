@@ -107,7 +107,7 @@ struct InMemorySetupIntentRepository: SetupIntentRepository {
             var canceled: [StoredSetupIntent] = []
             for (id, var row) in state.setupIntents
             where [.requiresPaymentMethod, .requiresAction].contains(row.stored.intent.status) && row.updatedAt < now - idleSeconds
-                && (row.stored.microdeposits == nil || row.updatedAt < now - PendingMicrodeposits.verificationDays * 86_400)
+                && row.stored.microdeposits == nil
             {
                 row.stored.intent.status = .canceled
                 row.stored.intent.cancellationReason = "abandoned"
@@ -116,6 +116,15 @@ struct InMemorySetupIntentRepository: SetupIntentRepository {
                 canceled.append(row.read)
             }
             return canceled
+        }
+    }
+
+    func lockMicrodepositsSent(daysAgo days: Int) async throws -> [StoredSetupIntent] {
+        await database.read { state in
+            state.setupIntents.values.filter { row in
+                guard row.stored.intent.status == .requiresAction, let pending = row.stored.microdeposits else { return false }
+                return pending.sentAt < state.now - days * 86_400
+            }.map(\.read)
         }
     }
 

@@ -19,9 +19,9 @@ Two halves:
   financial-connections (Full) and financial-connections-lite modules (`Stripe-Version` with the FC
   beta), their kotlinx decoders (`parse_synchronize_session_response`,
   `parse_financial_connections_session`, ...), HostedAuthUrlBuilder and the deep-link matching of
-  both SDKs, and a browser (`open_bank_page`, `submit_bank_page`, `tap_return_link`) playing the
-  Custom Tab or Lite WebView on Purse's test-bank page: the form, then the result page and the
-  customer's tap on its link back to the app.
+  both SDKs, and the browser (`CUSTOM_TAB`, for html_forms.py's `BankPage`) playing the Custom Tab
+  or Lite WebView on Purse's test-bank page: the form, then the result page and the customer's tap
+  on its link back to the app.
 
 Where a source is named `id N`, it was read by the index's file id (the newest version the index
 holds, whose commit the index does not expose for that read); a 40-hex commit was read at that
@@ -29,7 +29,6 @@ commit. Nothing here is Stripe's code: it is a description of its wire behaviour
 
 Every request is recorded in conftest's SENT_CARD_DATA (URL and body) and every Authorization
 header, URL, body and response body in SECRETS_SEEN, as `RecordingHTTPClient` does."""
-import html.parser
 import json
 import struct
 import urllib.parse
@@ -38,6 +37,7 @@ import uuid
 import requests
 
 from conftest import SECRETS_SEEN, SENT_CARD_DATA
+from html_forms import Browser
 
 # --------------------------------------------------------------------------------------------------
 # Provenance: the stripe-android files every request and parser below comes from.
@@ -519,11 +519,6 @@ LINK_DISABLED = "LINK_DISABLED"  # CreateFinancialConnectionsSessionForDeferredP
 # android:path exact, ${applicationId} = the app's package = mobile[application_id] of synchronize).
 FC_SUCCESS_URL = f"stripe-auth://link-accounts/{APP_ID}/success"
 FC_CANCEL_URL = f"stripe-auth://link-accounts/{APP_ID}/cancel"
-# Chrome Custom Tab on the device (not the SDK): what the test-bank page sees.
-CUSTOM_TAB_USER_AGENT = (
-    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/126.0.0.0 Mobile Safari/537.36"
-)
 
 
 def payment_user_agent(attribution=()):
@@ -1878,183 +1873,13 @@ def lite_outcome(url, manifest):
 # --------------------------------------------------------------------------------------------------
 
 
-class _PageForms(html.parser.HTMLParser):
-    """The forms of a page with their controls, as a browser would submit them, and its links
-    (`<a href>`: id, href with its character references decoded as a browser reads the attribute,
-    and text)."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.forms = []
-        self.links = []
-        self.ids = set()
-        self._select = None
-        self._option = None
-        self._link = None
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if attrs.get("id"):
-            self.ids.add(attrs["id"])
-        if tag == "a" and attrs.get("href") is not None:
-            self._link = {"id": attrs.get("id"), "href": attrs["href"], "text": ""}
-            self.links.append(self._link)
-            return
-        if tag == "form":
-            self.forms.append({"action": attrs.get("action"), "method": (attrs.get("method") or "get").lower(),
-                               "controls": []})
-            return
-        if not self.forms:
-            return
-        controls = self.forms[-1]["controls"]
-        if tag == "input":
-            controls.append({"tag": "input", "type": (attrs.get("type") or "text").lower(), "name": attrs.get("name"),
-                             "value": attrs.get("value"), "id": attrs.get("id"), "checked": "checked" in attrs})
-        elif tag == "button":
-            controls.append({"tag": "button", "type": (attrs.get("type") or "submit").lower(),
-                             "name": attrs.get("name"), "value": attrs.get("value") or "", "id": attrs.get("id")})
-        elif tag == "select":
-            self._select = {"tag": "select", "name": attrs.get("name"), "id": attrs.get("id"), "options": []}
-            controls.append(self._select)
-        elif tag == "option" and self._select is not None:
-            self._option = {"value": attrs.get("value"), "selected": "selected" in attrs, "text": ""}
-            self._select["options"].append(self._option)
-
-    def handle_data(self, data):
-        if self._option is not None:
-            self._option["text"] += data
-        if self._link is not None:
-            self._link["text"] += data
-
-    def handle_endtag(self, tag):
-        if tag == "a":
-            self._link = None
-        if tag == "select":
-            self._select = None
-        if tag in ("option", "select"):
-            if self._option is not None and self._option["value"] is None:
-                self._option["value"] = self._option["text"].strip()
-            self._option = None
-
-
-class BankPage:
-    """What the browser got: status, headers (Location), the page's text, its forms and its links
-    (`return_link`: the href of the link back to the app, `<a id="return">`, or None)."""
-
-    def __init__(self, url, answer):
-        self.url = url
-        self.status = answer.status_code
-        self.headers = answer.headers
-        self.text = answer.text
-        self.location = answer.headers.get("Location")
-        parser = _PageForms()
-        parser.feed(answer.text or "")
-        parser.close()
-        self.forms = parser.forms
-        self.links = parser.links
-        self.ids = parser.ids
-
-    @property
-    def return_link(self):
-        return next((link["href"] for link in self.links if link["id"] == "return"), None)
-
-    def form_with_button(self, action):
-        return next((form for form in self.forms
-                     if any(control["tag"] == "button" and control["name"] == "action" and control["value"] == action
-                            for control in form["controls"])), None)
-
-    def radio_values(self, name):
-        return [control["value"] for form in self.forms for control in form["controls"]
-                if control["tag"] == "input" and control["type"] == "radio" and control["name"] == name]
-
-    def select_values(self, name):
-        return [option["value"] for form in self.forms for control in form["controls"]
-                if control["tag"] == "select" and control["name"] == name for option in control["options"]]
-
-
-def _browser_get(url):
-    SENT_CARD_DATA.record(url, None)
-    session = requests.Session()
-    request = session.prepare_request(requests.Request("GET", url, headers={
-        "User-Agent": CUSTOM_TAB_USER_AGENT, "Accept": "text/html,application/xhtml+xml,*/*;q=0.8",
-    }))
-    request.url = url  # verbatim, as HostedAuthUrlBuilder joined it
-    answer = session.send(request, allow_redirects=False, timeout=30)
-    SECRETS_SEEN.record(answer.text)
-    return BankPage(url, answer)
-
-
-def open_bank_page(url):
-    """The Custom Tab (Full SDK, OpenAuthFlowWithUrl) or the Lite WebView loading the URL
-    HostedAuthUrlBuilder made."""
-    return _browser_get(url)
-
-
-def submit_bank_page(page, account="checking", action="link", routing_number=None, account_number=None,
-                     account_type=None):
-    """The customer picks `account` and presses the `action` button: the browser posts the form (the
-    controls a browser sends: text, hidden, the checked radio, each select's value, and the pressed
-    button's name=value) to its action (the page's own URL when empty), form-encoded. The answer
-    comes back as it came, a redirect not followed (a Custom Tab would not open an app's scheme
-    from one: the page must end on a link, `tap_return_link`)."""
-    form = page.form_with_button(action)
-    assert form is not None, f"no form with a button action={action!r} on the test-bank page ({page.url})"
-    assert form["method"] == "post", f"the test-bank form posts with {form['method']!r}"
-    fields = []
-    typed = {"routing_number": routing_number, "account_number": account_number}
-    for control in form["controls"]:
-        name = control["name"]
-        if not name:
-            continue
-        if control["tag"] == "input":
-            kind = control["type"]
-            if kind == "radio":
-                if name == "account":
-                    if control["value"] == account:
-                        fields.append((name, control["value"]))
-                elif control["checked"]:
-                    fields.append((name, control["value"] or "on"))
-            elif kind == "checkbox":
-                if control["checked"]:
-                    fields.append((name, control["value"] or "on"))
-            elif kind in ("submit", "button", "reset", "image", "file"):
-                continue
-            else:
-                value = typed.get(name)
-                fields.append((name, value if value is not None else (control["value"] or "")))
-        elif control["tag"] == "select":
-            options = control["options"]
-            chosen = account_type if name == "account_type" and account_type is not None else next(
-                (option["value"] for option in options if option["selected"]), options[0]["value"] if options else "")
-            fields.append((name, chosen))
-    if account not in [value for name, value in fields if name == "account"]:
-        raise AssertionError(f"no radio account={account!r} on the test-bank page: {page.radio_values('account')}")
-    fields.append(("action", action))
-    target = urllib.parse.urljoin(page.url, form["action"]) if form["action"] else page.url
-    body = urllib.parse.urlencode(fields)
-    if account_number:
-        SENT_CARD_DATA.account_numbers.add(account_number)
-    SENT_CARD_DATA.record(target, body)
-    session = requests.Session()
-    request = session.prepare_request(requests.Request("POST", target, data=body.encode(), headers={
-        "User-Agent": CUSTOM_TAB_USER_AGENT, "Content-Type": "application/x-www-form-urlencoded",
-        "Origin": "{0.scheme}://{0.netloc}".format(urllib.parse.urlsplit(page.url)), "Referer": page.url,
-        "Accept": "text/html,application/xhtml+xml,*/*;q=0.8",
-    }))
-    request.url = target
-    answer = session.send(request, allow_redirects=False, timeout=30)
-    SECRETS_SEEN.record(answer.text)
-    result = BankPage(target, answer)
-    result.sent_fields = fields
-    return result
-
-
-def tap_return_link(page):
-    """The customer taps the result page's link back to the app: the browser starts a navigation to
-    its href resolved against the page's URL (an absolute `stripe-auth://...` stays as it is). A
-    Custom Tab hands an app's scheme to the OS only from such a gesture, the OS to
-    FinancialConnectionsSheetRedirectActivity (its intent filter), which forwards it to the sheet
-    (`full_sdk_outcome`); the Lite WebView's shouldOverrideUrlLoading sees it (`lite_outcome`).
-    None when the page has no such link: the customer is left on it."""
-    href = page.return_link
-    return None if href is None else urllib.parse.urljoin(page.url, href)
+# The Custom Tab (Full SDK, OpenAuthFlowWithUrl) or the Lite WebView on the URL HostedAuthUrlBuilder
+# made, as html_forms.BankPage plays it. The customer's tap on the result page's link back
+# (`tap_return`) is the gesture a Custom Tab needs to hand an app's scheme to the OS, which gives it to
+# FinancialConnectionsSheetRedirectActivity (its intent filter) for the sheet (`full_sdk_outcome`);
+# the Lite WebView's shouldOverrideUrlLoading sees it (`lite_outcome`).
+CUSTOM_TAB = Browser({
+    "User-Agent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+                  "Chrome/126.0.0.0 Mobile Safari/537.36",
+    "Accept": "text/html,application/xhtml+xml,*/*;q=0.8",
+})

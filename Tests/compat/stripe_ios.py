@@ -25,10 +25,9 @@ link account session for the sheet's setup intent, then the full Financial Conne
 opens the hosted page (`manifest.hosted_auth_url`) in a browser (ASWebAuthenticationSession /
 WKWebView) and reads the session back (`session_receipt`, FC Lite's `complete`); the sheet then
 confirms the setup intent with `payment_method_data[us_bank_account][link_account_session]`.
-`collect_bank_account` plays that whole exchange, `BankPage` plays the browser on Purse's
-test-bank page (the form, then the result page and the customer's tap on its link back to the
-app); the `FC_SOURCES` part of `SOURCES` names the files read."""
-import html.parser
+`collect_bank_account` plays that whole exchange, html_forms.py's `BankPage` as `SAFARI` the
+browser on Purse's test-bank page (the form, then the result page and the customer's tap on its
+link back to the app); the `FC_SOURCES` part of `SOURCES` names the files read."""
 import json
 import secrets
 import urllib.parse
@@ -38,6 +37,7 @@ from dataclasses import dataclass, field
 import requests
 
 from conftest import SECRETS_SEEN, SENT_CARD_DATA
+from html_forms import BankPage, Browser
 
 SDK_VERSION = "26.16.1"
 API_VERSION = "2020-08-27"  # STPAPIClient.swift, `private let APIVersion`
@@ -1858,204 +1858,14 @@ def web_result_lite(url, manifest):
     return "navigates" if url else "stays"
 
 
-SAFARI_USER_AGENT = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 "
-                     "(KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1")
-
-
-class _PageParser(html.parser.HTMLParser):
-    """Forms and their controls in document order, links (`<a href>`: id, href with its character
-    references decoded, as a browser reads the attribute, and text), element ids, and the page's
-    text."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.forms = []
-        self.links = []
-        self.ids = set()
-        self.text = []
-        self._form = None
-        self._select = None
-        self._option = None
-        self._link = None
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if attrs.get("id"):
-            self.ids.add(attrs["id"])
-        if tag == "a" and attrs.get("href") is not None:
-            self._link = {"id": attrs.get("id"), "href": attrs["href"], "text": ""}
-            self.links.append(self._link)
-            return
-        if tag == "form":
-            self._form = {"method": (attrs.get("method") or "get").lower(), "action": attrs.get("action"),
-                          "enctype": (attrs.get("enctype") or "application/x-www-form-urlencoded").lower(),
-                          "controls": []}
-            self.forms.append(self._form)
-            return
-        if self._form is None:
-            return
-        if tag == "input":
-            self._form["controls"].append({
-                "tag": "input", "type": (attrs.get("type") or "text").lower(), "name": attrs.get("name"),
-                "value": attrs.get("value"), "checked": "checked" in attrs, "disabled": "disabled" in attrs,
-                "id": attrs.get("id"),
-            })
-        elif tag == "select":
-            self._select = {"tag": "select", "name": attrs.get("name"), "options": [], "disabled": "disabled" in attrs,
-                            "id": attrs.get("id")}
-            self._form["controls"].append(self._select)
-        elif tag == "option" and self._select is not None:
-            self._option = {"value": attrs.get("value"), "selected": "selected" in attrs, "text": ""}
-            self._select["options"].append(self._option)
-        elif tag == "textarea":
-            self._form["controls"].append({"tag": "textarea", "name": attrs.get("name"), "value": "",
-                                           "disabled": "disabled" in attrs, "id": attrs.get("id")})
-        elif tag == "button":
-            self._form["controls"].append({
-                "tag": "button", "type": (attrs.get("type") or "submit").lower(), "name": attrs.get("name"),
-                "value": attrs.get("value") or "", "disabled": "disabled" in attrs, "id": attrs.get("id"),
-            })
-
-    def handle_endtag(self, tag):
-        if tag == "form":
-            self._form = None
-        elif tag == "select":
-            self._select = None
-        elif tag == "option":
-            self._option = None
-        elif tag == "a":
-            self._link = None
-
-    def handle_data(self, data):
-        if self._option is not None:
-            self._option["text"] += data
-        if self._link is not None:
-            self._link["text"] += data
-        self.text.append(data)
-
-
-class BankPage:
-    """Purse's test-bank page as the browser the SDK opens shows it (ASWebAuthenticationSession
-    for the full SDK, WKWebView for FC Lite): `open` GETs the hosted URL as built by
-    `hosted_auth_url_for`, `submit` presses a button of its form the way a browser submits it
-    (every named control in document order: the chosen radio, text inputs, the select's
-    selected (else first) option, the pressed button; form-encoded POST to the form's action,
-    resolved against the page's URL) and returns the answer as it came (a redirect is not
-    followed: the page must end on a link, not a redirect). `answered` reads that answer as the
-    page the browser then shows (the result page), and `tap_return` is the customer tapping its
-    link back to the app."""
-
-    def __init__(self, url, response, browser):
-        self.url = url
-        self.response = response
-        self.browser = browser
-        parser = _PageParser()
-        parser.feed(response.text)
-        self.forms = parser.forms
-        self.links = parser.links
-        self.ids = parser.ids
-        self.text = " ".join(" ".join(parser.text).split())
-
-    @classmethod
-    def answered(cls, response, browser):
-        """The page the browser shows after a submit: the POST's answer, at the URL it was posted to."""
-        return cls(response.url, response, browser)
-
-    def return_link(self):
-        """The href of the page's link back to the app (`<a id="return">`, its `&amp;`... decoded,
-        as the browser reads it), or None when there is none."""
-        return next((link["href"] for link in self.links if link["id"] == "return"), None)
-
-    def tap_return(self):
-        """The customer taps the link back to the app: the browser starts a navigation to its href,
-        resolved against the page's URL (an absolute `stripe-auth://...` stays as it is), which the
-        SDK checks (`web_result_full`, `web_result_lite`). None when the page has no such link:
-        the customer is left on the page, nothing comes back to the app."""
-        href = self.return_link()
-        return None if href is None else urllib.parse.urljoin(self.url, href)
-
-    @classmethod
-    def open(cls, url, browser=None):
-        browser = browser or requests.Session()
-        browser.headers.update({"User-Agent": SAFARI_USER_AGENT,
-                                "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
-                                "Accept-Language": "en-US,en;q=0.9"})
-        request = requests.Request("GET", url.split("?")[0], headers=dict(browser.headers)).prepare()
-        request.url = url  # the bytes HostedAuthUrlBuilder made, not requests' re-quoting
-        response = browser.send(request, allow_redirects=False, timeout=30)
-        return cls(url, response, browser)
-
-    @property
-    def status(self):
-        return self.response.status_code
-
-    @property
-    def content_type(self):
-        return self.response.headers.get("Content-Type", "")
-
-    def radio_values(self, name="account"):
-        return [c["value"] for form in self.forms for c in form["controls"]
-                if c["tag"] == "input" and c["type"] == "radio" and c["name"] == name]
-
-    def buttons(self, name="action"):
-        return [c["value"] for form in self.forms for c in form["controls"]
-                if c["tag"] == "button" and c["name"] == name]
-
-    def form_with_button(self, action):
-        for form in self.forms:
-            if any(c["tag"] == "button" and c["name"] == "action" and c["value"] == action and c["type"] == "submit"
-                   for c in form["controls"]):
-                return form
-        return None
-
-    def fields_for(self, form, account, action, values):
-        fields = []
-        for control in form["controls"]:
-            name = control.get("name")
-            if not name or control.get("disabled"):
-                continue
-            if control["tag"] == "input":
-                kind = control["type"]
-                if kind == "radio":
-                    chosen = control["value"] == account if (name == "account" and account is not None) \
-                        else control["checked"]
-                    if chosen:
-                        fields.append((name, control["value"] if control["value"] is not None else "on"))
-                elif kind == "checkbox":
-                    if control["checked"]:
-                        fields.append((name, control["value"] if control["value"] is not None else "on"))
-                elif kind in ("submit", "button", "image", "reset", "file"):
-                    continue
-                else:
-                    fields.append((name, values.get(name, control["value"] or "")))
-            elif control["tag"] == "select":
-                options = control["options"]
-                chosen = next((o for o in options if o["selected"]), options[0] if options else None)
-                default = None if chosen is None else (chosen["value"] if chosen["value"] is not None
-                                                       else chosen["text"].strip())
-                if name in values or default is not None:
-                    fields.append((name, values.get(name, default)))
-            elif control["tag"] == "textarea":
-                fields.append((name, values.get(name, control["value"])))
-            elif control["tag"] == "button":
-                if name == "action" and control["value"] == action and control["type"] == "submit":
-                    fields.append((name, control["value"]))
-        return fields
-
-    def submit(self, account="checking", action="link", **values):
-        """Choose `account` (checking, savings, closed, no_account, manual; for `manual` pass
-        routing_number=, account_number=, account_type=) and press the button `action`."""
-        form = self.form_with_button(action)
-        assert form is not None, f"no form with a submit button action={action!r} on {self.url}: {self.text[:300]}"
-        assert form["method"] == "post", f"the page's form is {form['method'].upper()}, not POST"
-        if action == "link":
-            assert account in self.radio_values(), f"no account radio {account!r} (has {self.radio_values()})"
-        fields = self.fields_for(form, account, action, values)
-        target = urllib.parse.urljoin(self.url, form["action"] or "")
-        self.submitted = fields
-        return self.browser.post(target, data=fields, allow_redirects=False, timeout=30,
-                                 headers={"Content-Type": "application/x-www-form-urlencoded",
-                                          "Origin": "{0.scheme}://{0.netloc}".format(urllib.parse.urlsplit(self.url))})
+# The browser the SDK opens on the page (ASWebAuthenticationSession for the full SDK, a WKWebView
+# for FC Lite), as the page sees it.
+SAFARI = Browser({
+    "User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 "
+                  "(KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+    "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+    "Accept-Language": "en-US,en;q=0.9",
+})
 
 
 # The whole exchange, as STPBankAccountCollector and the Financial Connections SDKs run it
@@ -2097,7 +1907,6 @@ class BankAccountCollection:
     hosted_url: str = None
     page: object = None
     answer: object = None
-    result_page: object = None
     return_url: str = None
     web_result: str = None
     session: object = None
@@ -2177,15 +1986,13 @@ def collect_bank_account(sdk, setup_intent_client_secret, name, email, implement
         flow.manifest = manifest = flow.synchronize.manifest
 
     flow.hosted_url = hosted_auth_url_for(manifest["hosted_auth_url"], email=email if prefill_email else None)
-    flow.page = BankPage.open(flow.hosted_url)
+    flow.page = BankPage.open(flow.hosted_url, SAFARI)
     flow.answer = customer(flow.page)
     closed = flow.answer is None or not taps_return
-    if flow.answer is not None:
-        flow.result_page = BankPage.answered(flow.answer, flow.page.browser)
-        if taps_return:
-            flow.return_url = flow.result_page.tap_return()
-    came_back = f"(answer {flow.answer.status_code if flow.answer is not None else None}, " \
-                f"Location {flow.answer.headers.get('Location') if flow.answer is not None else None!r}, " \
+    if not closed:
+        flow.return_url = flow.answer.tap_return()
+    came_back = f"(answer {flow.answer.status if flow.answer is not None else None}, " \
+                f"Location {flow.answer.location if flow.answer is not None else None!r}, " \
                 f"the page's link back {flow.return_url!r})"
 
     if implementation == "full":

@@ -27,12 +27,12 @@ docs/replays/stripe-android.md lists the requests, parameters and parser require
 Card data: numbers, CVCs and IBANs are recorded by AndroidSdk into conftest's SENT_CARD_DATA (and
 the authentication page's form posts too) and checked by test_zz_card_data.py; CVCs start with 0."""
 import datetime
-import html.parser
 import urllib.parse
 
 import pytest
 import requests
 
+import html_forms
 import stripe_android as android
 from stripe_android import AndroidApiError, AndroidParseError, AndroidSdk
 from conftest import SECRETS_SEEN, SENT_CARD_DATA
@@ -383,20 +383,6 @@ def sheet_factory(sdk, backend, integration):
 # --------------------------------------------------------------------------------------------------
 
 
-class _Forms(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.forms = []
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "form":
-            self.forms.append({"action": attrs.get("action"), "method": (attrs.get("method") or "get").lower(),
-                               "fields": {}})
-        elif tag == "input" and self.forms and attrs.get("name"):
-            self.forms[-1]["fields"][attrs["name"]] = attrs.get("value") or ""
-
-
 def authenticate_in_browser(url, action="complete"):
     """GET the redirect_to_url page, POST its form whose `action` field is `action`, and return
     where the page sends the browser (the return_url, which hands control back to the app)."""
@@ -404,15 +390,15 @@ def authenticate_in_browser(url, action="complete"):
     page = requests.get(url, timeout=30)
     assert page.status_code == 200, f"GET {url} -> {page.status_code}"
     assert page.headers.get("Content-Type", "").startswith("text/html")
-    parser = _Forms()
-    parser.feed(page.text)
-    form = next((form for form in parser.forms if form["fields"].get("action") == action), None)
+    forms = html_forms.parse(page.text).forms
+    form = next((form for form in forms if ("action", action) in html_forms.form_fields(form)), None)
     assert form is not None, f"no form posting action={action} on the authentication page"
     assert form["method"] == "post"
+    fields = html_forms.form_fields(form)
     target = urllib.parse.urljoin(url, form["action"] or url)
-    body = urllib.parse.urlencode(form["fields"])
+    body = urllib.parse.urlencode(fields)
     SENT_CARD_DATA.record(target, body)
-    answer = requests.post(target, data=form["fields"], allow_redirects=False, timeout=30)
+    answer = requests.post(target, data=fields, allow_redirects=False, timeout=30)
     SECRETS_SEEN.record(answer.text)
     assert answer.status_code in (302, 303), f"POST {target} -> {answer.status_code}: {answer.text[:200]}"
     return answer.headers["Location"]

@@ -30,6 +30,7 @@ import urllib.parse
 import pytest
 
 import stripe_android as android
+from html_forms import BankPage
 from stripe_android import AndroidApiError, AndroidParseError
 from test_replay_stripe_android import (  # noqa: F401  (fixtures are used by name)
     backend, integration, sdk, sheet_factory,
@@ -58,7 +59,7 @@ def check_result_page(page, url, heading):
     the app: `<a id="return">Return to the app</a>` to `url` (success_url or cancel_url), exactly."""
     assert page.status == 200, f"{page.url} -> {page.status} (Location {page.location!r}): {page.text[:300]}"
     assert page.location is None, f"a result page with Location {page.location!r}"
-    assert page.headers.get("Content-Type", "").startswith("text/html"), page.headers.get("Content-Type")
+    assert page.content_type.startswith("text/html"), page.content_type
     assert heading in page.text, f"the result page does not say {heading!r}: {page.text[-400:]}"
     assert page.forms == [], "the result page still has a form"
     assert [(link["id"], link["href"], link["text"].strip()) for link in page.links] == \
@@ -122,14 +123,14 @@ class BankLink:
             self.manifest = self.sdk.synchronize_financial_connections_session(
                 self.session["client_secret"])["manifest"]
         self.url = android.hosted_auth_url(self.manifest["hosted_auth_url"], email=BILLING["email"])
-        self.page = android.open_bank_page(self.url)
+        self.page = BankPage.open(self.url, android.CUSTOM_TAB)
         assert self.page.status == 200, f"GET {self.url} -> {self.page.status}: {self.page.text[:300]}"
-        assert self.page.headers.get("Content-Type", "").startswith("text/html")
+        assert self.page.content_type.startswith("text/html")
         return self
 
     def submit(self, account="checking", action="link", **typed):
         """The customer picks an account and presses a button on the page."""
-        self.answer = android.submit_bank_page(self.page, account, action, **typed)
+        self.answer = self.page.submit(account, action, **typed)
         return self.answer
 
     def come_back(self):
@@ -145,7 +146,7 @@ class BankLink:
         assert answer.forms == [], "the result page still has a form"
         assert [link["id"] for link in answer.links] == ["return"], \
             f"the result page's links (exactly one way back, #return): {answer.links}"
-        self.tapped = android.tap_return_link(answer)
+        self.tapped = answer.tap_return()
         if self.lite:
             self.outcome = android.lite_outcome(self.tapped, self.manifest)
         else:
@@ -318,16 +319,16 @@ def test_the_fc_web_flow_helpers_do_what_the_sdk_does():
     # against the page's URL), and tapped.
     page_url = "https://p.example/fc/t?session=s"
     href = android.FC_SUCCESS_URL + "?a=1&amp;b=2"
-    page = android.BankPage(page_url, _Answer(f'<p><a id="return" class="button primary" href="{href}">Return</a>'))
+    page = BankPage(page_url, _Answer(f'<p><a id="return" class="button primary" href="{href}">Return</a>'))
     assert page.return_link == android.FC_SUCCESS_URL + "?a=1&b=2"
-    assert android.tap_return_link(page) == android.FC_SUCCESS_URL + "?a=1&b=2"
-    assert android.full_sdk_outcome(android.tap_return_link(page), manifest) == "success"
-    elsewhere = android.BankPage(page_url, _Answer('<a id="return" href="/v1/back">Return</a><a href="x">X</a>'))
-    assert android.tap_return_link(elsewhere) == "https://p.example/v1/back"
+    assert page.tap_return() == android.FC_SUCCESS_URL + "?a=1&b=2"
+    assert android.full_sdk_outcome(page.tap_return(), manifest) == "success"
+    elsewhere = BankPage(page_url, _Answer('<a id="return" href="/v1/back">Return</a><a href="x">X</a>'))
+    assert elsewhere.tap_return() == "https://p.example/v1/back"
     assert [link["href"] for link in elsewhere.links] == ["/v1/back", "x"]
-    assert android.full_sdk_outcome(android.tap_return_link(elsewhere), manifest) == "failed"
-    assert android.lite_outcome(android.tap_return_link(elsewhere), manifest) == "not_intercepted"
-    assert android.tap_return_link(android.BankPage(page_url, _Answer('<a href="' + href + '">Return</a>'))) is None
+    assert android.full_sdk_outcome(elsewhere.tap_return(), manifest) == "failed"
+    assert android.lite_outcome(elsewhere.tap_return(), manifest) == "not_intercepted"
+    assert BankPage(page_url, _Answer('<a href="' + href + '">Return</a>')).tap_return() is None
     assert "expand%5B%5D=manifest.active_auth_session" in android.encode_params(
         {"expand": ["manifest.active_auth_session"], "client_secret": "x"}).split("&")
 
@@ -546,9 +547,9 @@ def test_cancel_on_the_test_bank_page(sheet_factory, sdk):
     error = android.parse_error(refused.value.body)
     assert (error["type"], error["param"]) == ("invalid_request_error", "us_bank_account[link_account_session]")
 
-    again = android.open_bank_page(link.url)
+    again = BankPage.open(link.url, android.CUSTOM_TAB)
     check_result_page(again, android.FC_CANCEL_URL, "Linking cancelled")
-    stale = android.submit_bank_page(link.page, "checking", "link")
+    stale = link.page.submit("checking", "link")
     check_result_page(stale, android.FC_CANCEL_URL, "Linking cancelled")
     after = sdk.financial_connections_session_receipt(link.session["client_secret"])
     assert (after["status"], after["payment_account"]) == ("cancelled", None)
@@ -567,11 +568,11 @@ def test_a_linked_session_keeps_its_result_page(sheet_factory, sdk):
     assert account["last4"] == "2227"
     check_result_page(link.answer, android.FC_SUCCESS_URL, "Account linked")
 
-    again = android.open_bank_page(link.url)
+    again = BankPage.open(link.url, android.CUSTOM_TAB)
     check_result_page(again, android.FC_SUCCESS_URL, "Account linked")
-    assert android.full_sdk_outcome(android.tap_return_link(again), link.manifest) == "success"
-    assert android.lite_outcome(android.tap_return_link(again), link.manifest) == "success"
-    stale = android.submit_bank_page(link.page, "checking", "cancel")
+    assert android.full_sdk_outcome(again.tap_return(), link.manifest) == "success"
+    assert android.lite_outcome(again.tap_return(), link.manifest) == "success"
+    stale = link.page.submit("checking", "cancel")
     check_result_page(stale, android.FC_SUCCESS_URL, "Account linked")
     after = sdk.financial_connections_session_receipt(link.session["client_secret"])
     assert (after["status"], after["payment_account"]["id"]) == ("succeeded", account["id"])
@@ -609,7 +610,7 @@ def test_manual_entry_of_a_savings_account(sheet_factory, sdk):
     sheet = load(sheet_factory)
     link = BankLink(sheet).link(
         "manual", routing_number=ROUTING_NUMBER, account_number=ACCOUNT_NUMBER, account_type="savings")
-    sent = dict(link.answer.sent_fields)
+    sent = dict(link.answer.submitted)
     assert (sent["account"], sent["routing_number"], sent["account_type"]) == ("manual", ROUTING_NUMBER, "savings")
     account = link.receipt["payment_account"]
     assert account["kind"] == "financial_connections_account"
@@ -634,7 +635,7 @@ def test_a_bad_routing_number_re_renders_the_page(sheet_factory, sdk):
     assert answer.status == 400, f"POST -> {answer.status} {answer.location!r}"
     assert answer.location is None
     assert answer.return_link is None, f"the re-rendered form offers a way back: {answer.links}"
-    assert answer.headers.get("Content-Type", "").startswith("text/html")
+    assert answer.content_type.startswith("text/html")
     assert answer.form_with_button("link") is not None, "the re-rendered page has no form to try again"
     receipt = sdk.financial_connections_session_receipt(link.session["client_secret"])
     assert receipt["status"] == "pending"
@@ -668,9 +669,10 @@ def test_fc_endpoints_accept_unknown_parameters(sheet_factory, sdk):
     assert manifest["id"] == session["id"]
     pending = sdk.financial_connections_session_receipt(secret, extra={"future_parameter": "android"})
     assert pending["status"] == "pending"
-    page = android.open_bank_page(android.hosted_auth_url(manifest["hosted_auth_url"], email=BILLING["email"]))
-    answer = android.submit_bank_page(page, "checking", "link")
+    url = android.hosted_auth_url(manifest["hosted_auth_url"], email=BILLING["email"])
+    page = BankPage.open(url, android.CUSTOM_TAB)
+    answer = page.submit("checking", "link")
     check_result_page(answer, manifest["success_url"], "Account linked")
-    assert android.full_sdk_outcome(android.tap_return_link(answer), manifest) == "success"
+    assert android.full_sdk_outcome(answer.tap_return(), manifest) == "success"
     receipt = sdk.financial_connections_session_receipt(secret, extra={"future_parameter": "android"})
     assert receipt["status"] == "succeeded" and receipt["payment_account"]["last4"] == "6789"

@@ -15,13 +15,13 @@ test_replay_stripe_ios_bank_accounts.py, with these fixtures.
 Card data: stripe_ios.py records every request in conftest's SENT_CARD_DATA and SECRETS_SEEN.
 CVCs start with 0; no test token is used (cards and IBANs are sent by number, as the sheet does)."""
 import datetime
-import html.parser
 import re
 import urllib.parse
 
 import pytest
 import requests
 
+import html_forms
 import stripe_ios
 from stripe_ios import (
     RETURN_URL, AdapterSheet, SessionSheet, add_payment_method, card_payment_method_data, check_mobile_session_contract,
@@ -180,37 +180,20 @@ def assert_shown(sheet, state, expected):
         assert created == sorted(created, reverse=True)
 
 
-class Forms(html.parser.HTMLParser):
-    """The forms of Purse's authentication page, as a browser reads them."""
-
-    def __init__(self):
-        super().__init__()
-        self.forms = []
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "form":
-            self.forms.append({"method": (attrs.get("method") or "get").lower(), "action": attrs.get("action"), "fields": {}})
-        elif tag == "input" and self.forms and attrs.get("name"):
-            self.forms[-1]["fields"][attrs["name"]] = attrs.get("value", "")
-
-
 def browser_completes(url):
     """What SFSafariViewController does with `next_action.redirect_to_url.url`: open the page, the
     customer presses the button that completes authentication (its form is POSTed), and the
     browser is sent to the return URL, which hands control back to the app (the SDK does not
     follow it: iOS opens the app). Returns the final answer (its Location is the return URL)."""
     browser = requests.Session()
-    browser.headers["User-Agent"] = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 " \
-                                    "(KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1"
+    browser.headers.update(stripe_ios.SAFARI.headers)
     page = browser.get(url, timeout=30)
     assert page.status_code == 200 and page.headers.get("Content-Type", "").startswith("text/html"), page.text[:300]
-    parser = Forms()
-    parser.feed(page.text)
-    form = next((f for f in parser.forms if f["fields"].get("action") == "complete"), None)
+    forms = html_forms.parse(page.text).forms
+    form = next((form for form in forms if ("action", "complete") in html_forms.form_fields(form)), None)
     assert form is not None and form["method"] == "post", f"no form completing authentication on {url}"
     target = urllib.parse.urljoin(url, form["action"] or url)
-    return browser.post(target, data=form["fields"], allow_redirects=False, timeout=30)
+    return browser.post(target, data=html_forms.form_fields(form), allow_redirects=False, timeout=30)
 
 
 # Encoding, as URLEncoder writes it (no server)

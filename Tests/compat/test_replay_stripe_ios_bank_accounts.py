@@ -21,8 +21,9 @@ import urllib.parse
 import pytest
 
 import stripe_ios
+from html_forms import BankPage
 from stripe_ios import (
-    APP_BUNDLE_ID, FC_BETA, BankPage, Device, SDKClient, add_payment_method, cancel_on_page,
+    APP_BUNDLE_ID, FC_BETA, SAFARI, Device, SDKClient, add_payment_method, cancel_on_page,
     close_browser, collect_bank_account, decode_error, decode_fc_account_list, decode_fc_session,
     decode_fc_session_lite, decode_link_account_session, decode_payment_method, decode_setup_intent,
     decode_synchronize, decode_synchronize_lite, decode_us_bank_account, flow_of, link_account, offered_types,
@@ -200,11 +201,11 @@ def check_result_page(flow, key, heading, page=None):
     `<a id="return">Return to the app</a>` to the manifest's `key` URL exactly (the SDK matched it
     by scheme, host and path); no redirect (Android's Custom Tabs open an app's scheme only from a
     gesture), no form."""
-    page = page or flow.result_page
+    page = page or flow.answer
     assert page is not None, "the page gave no answer"
     what = f"the result page ({heading})"
     CONTRACT.expect(page.status, 200, f"{what}: status")
-    CONTRACT.expect(page.response.headers.get("Location"), None, f"{what}: Location (the page ends on a link)")
+    CONTRACT.expect(page.location, None, f"{what}: Location (the page ends on a link)")
     CONTRACT.expect_true(page.content_type.startswith("text/html"), f"{what}: Content-Type {page.content_type!r}")
     CONTRACT.expect_true(heading in page.text, f"{what}: the text {page.text[:200]!r} does not say it")
     CONTRACT.expect([(link["id"], link["href"], link["text"].strip()) for link in page.links],
@@ -329,7 +330,8 @@ def test_customer_sheet_adds_a_us_bank_account(sheet, client, customer):
     # shows it on the setup intent (the merchant's view).
     options = client.v1.setup_intents.retrieve(offered_intent["id"]).payment_method_options
     CONTRACT.expect(options.to_dict().get("us_bank_account") if options else None, {
-        "financial_connections": {"permissions": ["payment_method"], "prefetch": [], "return_url": None},
+        # return_url left out when unset: optional, not nullable, in linked_account_options_common.
+        "financial_connections": {"permissions": ["payment_method"], "prefetch": []},
         "mandate_options": {}, "verification_method": "automatic",
     }, "secret key: the setup intent's payment_method_options.us_bank_account")
     confirm = sheet.sdk.log[-1]
@@ -406,14 +408,14 @@ def test_fc_lite_closed_outside_the_web_view_cancels_the_session(sheet, client, 
     CONTRACT.expect(body.get("accounts", {}).get("data"), [], "complete: accounts.data")
     decode_fc_session(body)  # the full SDK's decoder takes it too
 
-    again = BankPage.open(flow.hosted_url)
+    again = BankPage.open(flow.hosted_url, SAFARI)
     assert again.status == 200, (again.status, again.text[:300])
     CONTRACT.expect_true(again.form_with_button("link") is None,
                          "the page of a cancelled session still offers Link account")
     check_result_page(flow, "cancel_url", "Linking cancelled", page=again)
-    stale = BankPage.answered(flow.page.submit("checking", "link"), flow.page.browser)
+    stale = flow.page.submit("checking", "link")
     assert stale_page_result(stale, flow) != "success", "a cancelled session was linked"
-    assert stale.response.headers.get("Location") is None, stale.response.headers
+    assert stale.location is None, stale.response.headers
     check_result_page(flow, "cancel_url", "Linking cancelled", page=stale)
     receipt = session_receipt(sheet.sdk, flow)
     assert receipt.get("payment_account") is None, receipt
@@ -440,9 +442,9 @@ def test_the_customer_cancels_on_the_bank_page(implementation, sheet, client, cu
     load(sheet)
     flow = link(sheet, implementation, cancel_on_page)
     check_page(flow.page)
-    assert dict(flow.page.submitted).get("action") == "cancel"
+    assert dict(flow.answer.submitted).get("action") == "cancel"
     assert flow.web_result == ("web_cancelled" if implementation == "full" else "cancelled_within_webview"), \
-        (flow.web_result, flow.answer.status_code, flow.answer.headers.get("Location"), flow.return_url)
+        (flow.web_result, flow.answer.status, flow.answer.location, flow.return_url)
     assert flow.result == "cancelled", f"{flow.result} ({flow.error})"
     check_result_page(flow, "cancel_url", "Linking cancelled")
     receipt = flow.replies[-1].json()
@@ -477,10 +479,10 @@ def test_closing_the_browser_on_the_result_page_still_links(implementation, shee
     assert flow.linked_bank["last4"] == "6789", flow.linked_bank
     check_result_page(flow, "success_url", "Account linked")
 
-    again = BankPage.open(flow.hosted_url)
+    again = BankPage.open(flow.hosted_url, SAFARI)
     assert again.status == 200, (again.status, again.text[:300])
     check_result_page(flow, "success_url", "Account linked", page=again)
-    stale = BankPage.answered(flow.page.submit(None, "cancel"), flow.page.browser)
+    stale = flow.page.submit(None, "cancel")
     assert stale_page_result(stale, flow) == "success", "a Cancel after linking changed the result page"
     check_result_page(flow, "success_url", "Account linked", page=stale)
     receipt = session_receipt(sheet.sdk, flow)

@@ -22,7 +22,7 @@ class method (`_cls_verify_microdeposits`); `PaymentMethod.Card.Networks.availab
 (`stripe/financial_connections/_session_service.py`, `_session.py`). The link account session
 and synchronize calls, which stripe-python has no method for, go through `StripeClient.raw_request`
 as stripe-ios sends them (test_replay_stripe_ios_bank_accounts.py), and the test bank page is
-pressed with stripe_ios.py's `BankPage`.
+pressed with html_forms.py's `BankPage` as stripe-ios's browser (`SAFARI`).
 
 Card data: every number sent here goes through conftest's recording client (the co-badged card
 4000002500001001 included) and is checked by test_zz_card_data.py."""
@@ -32,7 +32,8 @@ import pytest
 import requests
 import stripe
 
-from stripe_ios import BankPage
+from html_forms import BankPage
+from stripe_ios import SAFARI
 from test_setup_intents import (  # noqa: F401  (fixtures: pytest finds them in this module's namespace)
     DECLINED_CARD, ONLINE_MANDATE, OFFLINE_MANDATE, PUBLISHABLE_FIELDS, RETURN_URL, VISA, attached_ids,
     authentication_url, create_intent, customer, decide, elements_session, error_of, events_for, fields,
@@ -53,7 +54,8 @@ FC_OPTIONS = {
 
 DEFAULT_CARD = {"mandate_options": None, "network": None, "request_three_d_secure": "automatic"}
 DEFAULT_BANK = {
-    "financial_connections": {"permissions": ["payment_method"], "prefetch": [], "return_url": None},
+    # return_url is optional, not nullable, in linked_account_options_common: left out when unset.
+    "financial_connections": {"permissions": ["payment_method"], "prefetch": []},
     "mandate_options": {}, "verification_method": "automatic",
 }
 
@@ -108,14 +110,14 @@ def bank_page(publishable, session):
         "post", "/v1/financial_connections/sessions/synchronize", client_secret=session.client_secret,
     )
     manifest = publishable.deserialize(response, api_mode="V1").manifest
-    return BankPage.open(manifest.hosted_auth_url)
+    return BankPage.open(manifest.hosted_auth_url, SAFARI)
 
 
 def linked_session(publishable, intent, account="checking"):
     """A link account session for the intent, on which the customer linked a test account."""
     session = link_account_session(publishable, intent)
     answer = bank_page(publishable, session).submit(account, "link")
-    assert answer.status_code == 200, answer.text[:300]
+    assert answer.status == 200, answer.text[:300]
     return session
 
 
@@ -564,6 +566,98 @@ def test_only_an_intent_awaiting_microdeposits_is_verified(client, customer):
         assert client.v1.setup_intents.retrieve(intent.id).status == status
 
 
+def test_a_counted_reading_is_replayed_not_counted_again(client, customer):
+    pending = awaiting_microdeposits(client, customer)
+    for _ in range(2):
+        with pytest.raises(stripe.InvalidRequestError) as refused:
+            client.v1.setup_intents.verify_microdeposits(
+                pending.id, params={"descriptor_code": "SM99ZZ"}, options={"idempotency_key": f"verify-{pending.id}"},
+            )
+        assert refused.value.code == CODE_MISMATCH
+        assert "9 verification attempts remaining" in refused.value.user_message
+
+
+def test_a_second_confirmation_cannot_restart_the_count(client, customer):
+    pending = awaiting_microdeposits(client, customer)
+    with pytest.raises(stripe.InvalidRequestError):
+        verify(client, pending, descriptor_code="SM99ZZ")
+    with pytest.raises(stripe.InvalidRequestError) as refused:
+        client.v1.setup_intents.confirm(pending.id, params={
+            "payment_method_data": us_bank_account_data(), "mandate_data": OFFLINE_MANDATE,
+        })
+    assert (refused.value.http_status, refused.value.code) == (400, "setup_intent_unexpected_state")
+    kept = client.v1.setup_intents.retrieve(pending.id)
+    assert kept.next_action == pending.next_action  # the same page, the same arrival
+    with pytest.raises(stripe.InvalidRequestError) as again:
+        verify(client, pending, descriptor_code="SM99ZZ")
+    assert "8 verification attempts remaining" in again.value.user_message
+
+
+def test_an_update_that_drops_microdeposits_ends_the_wait(client, customer):
+    pending = awaiting_microdeposits(client, customer)
+    updated = client.v1.setup_intents.update(pending.id, params={
+        "payment_method_options": {"us_bank_account": {"verification_method": "automatic"}},
+    })
+    assert (updated.status, updated.next_action) == ("requires_confirmation", None)
+    with pytest.raises(stripe.InvalidRequestError) as refused:
+        verify(client, pending, descriptor_code=VERIFIED)
+    assert refused.value.code == "setup_intent_unexpected_state"
+    assert submit_code(verification_url(pending), VERIFIED).status_code == 404  # its page is spent
+    assert attached_ids(client, customer) == []
+
+
+def test_a_canceled_wait_verifies_nothing(client, customer):
+    pending = awaiting_microdeposits(client, customer)
+    assert client.v1.setup_intents.cancel(pending.id).status == "canceled"
+    with pytest.raises(stripe.InvalidRequestError) as refused:
+        verify(client, pending, descriptor_code=VERIFIED)
+    assert refused.value.code == "setup_intent_unexpected_state"
+    assert attached_ids(client, customer) == []
+
+
+def test_the_event_names_the_wait_without_the_page(client, customer):
+    pending = awaiting_microdeposits(client, customer)
+    [event] = events_for(client, pending.id, "setup_intent.requires_action")
+    action = event.data.object.next_action.to_dict()
+    assert action == {"type": "verify_with_microdeposits", "verify_with_microdeposits": {
+        "arrival_date": pending.next_action.verify_with_microdeposits.arrival_date,
+        "microdeposit_type": "descriptor_code",
+    }}
+
+
+@pytest.mark.parametrize("options, param", [
+    ({"us_bank_account": {"verification_method": "automatic"}}, f"{BANK_OPTIONS}[verification_method]"),
+    ({"us_bank_account": {"financial_connections": {"permissions": ["payment_method"]}}},
+     f"{BANK_OPTIONS}[financial_connections]"),
+], ids=["verification", "financial_connections"])
+def test_the_client_secret_cannot_relax_the_bank_options(client, publishable, customer, options, param):
+    intent = bank_intent(client, customer, MICRODEPOSITS, types=["us_bank_account"])
+    with pytest.raises(stripe.InvalidRequestError) as refused:
+        publishable.v1.setup_intents.confirm(intent.id, params={
+            "client_secret": intent.client_secret, "payment_method_data": us_bank_account_data(),
+            "mandate_data": ONLINE_MANDATE, "payment_method_options": options,
+        })
+    assert (refused.value.http_status, refused.value.param) == (400, param)
+    assert options_of(unchanged(client, intent))["us_bank_account"]["verification_method"] == "microdeposits"
+
+
+def test_the_client_secret_may_ask_for_more_three_d_secure_never_less(client, publishable, customer):
+    challenged = create_intent(client, customer, payment_method_options={"card": {"request_three_d_secure": "challenge"}})
+    with pytest.raises(stripe.InvalidRequestError) as refused:
+        publishable.v1.setup_intents.confirm(challenged.id, params={
+            "client_secret": challenged.client_secret, "payment_method_data": server_card_data(VISA),
+            "payment_method_options": {"card": {"request_three_d_secure": "automatic"}},
+        })
+    assert refused.value.param == "payment_method_options[card][request_three_d_secure]"
+    unchanged(client, challenged)
+    plain = create_intent(client, customer)
+    pending = publishable.v1.setup_intents.confirm(plain.id, params={
+        "client_secret": plain.client_secret, "payment_method_data": server_card_data(VISA), "return_url": RETURN_URL,
+        "payment_method_options": {"card": {"request_three_d_secure": "any"}},
+    })
+    assert pending.status == "requires_action"
+
+
 # The hosted verification page
 
 
@@ -637,7 +731,7 @@ def test_the_test_bank_offers_only_the_allowed_subcategories(client, publishable
     assert set(page.radio_values()) & TEST_BANK_ACCOUNTS == {"savings"}
     assert '<option value="checking"' not in page.response.text  # nor typed checking numbers
     answer = page.submit("savings", "link")
-    assert answer.status_code == 200
+    assert answer.status == 200
     confirmed = sheet_confirm_bank(publishable, intent, linked_bank_data(session))
     assert confirmed.status == "succeeded"
     bank = confirmed.payment_method.us_bank_account

@@ -4,7 +4,7 @@
 and a peer (localstripe), with peak memory. Loopback only, bounded in time.
 
     python3 Benchmarks/bench.py run            # the workloads, the floor and the peer (~12 min)
-    python3 Benchmarks/bench.py scale          # list/retrieve latency at 10k, 100k, 1M customers
+    python3 Benchmarks/bench.py scale          # list/retrieve/search latency at 10k, 100k, 1M customers
     python3 Benchmarks/bench.py compare --baseline OTHER/purse   # two builds side by side, alternating
 
 With PURSE_BENCH_PERF=FOLDER set, `compare` also records each measured window of each build with
@@ -859,14 +859,44 @@ def write_markdown(stored):
                 f"{size['list']['p50_ms']:.2f} | {size['list']['p99_ms']:.2f} | {size['list']['operations_per_second']:.0f} | "
                 f"{size['retrieve']['p50_ms']:.2f} | {size['retrieve']['p99_ms']:.2f} | "
                 f"{size['retrieve']['operations_per_second']:.0f} |")
+        # Runs from before the searches were measured have none.
+        searches = [kind for kind in SEARCH_KINDS if all(kind in size for size in scale["sizes"])]
+        lines += search_table(scale, searches)
         first, last = scale["sizes"][0], scale["sizes"][-1]
-        lines += ["", f"p50 at {last['customers']:,} vs {first['customers']:,}: list "
-                      f"{ratio(last['list']['p50_ms'] / first['list']['p50_ms'])}, retrieve "
-                      f"{ratio(last['retrieve']['p50_ms'] / first['retrieve']['p50_ms'])}.", ""]
+        flatness = [f"{SCALE_KINDS[kind][1]} {ratio(growth(first[kind], last[kind]))}"
+                    for kind in ["list", "retrieve"] + searches]
+        lines += ["", f"p50 at {last['customers']:,} vs {first['customers']:,}: {', '.join(flatness)}.", ""]
     compare = stored.get("compare")
     if compare:
         lines += compare_table(compare)
     RESULTS_MD.write_text("\n".join(lines))
+
+
+def growth(first, last):
+    """p50 at the largest size ÷ at the smallest."""
+    return last["p50_ms"] / first["p50_ms"] if first["p50_ms"] else None
+
+
+def search_table(scale, searches):
+    """The searches beside their errors: purse-load leaves a failed operation out of the latencies,
+    so a search slow enough to time out would otherwise look fast."""
+    if not searches:
+        return []
+    lines = ["", "Customer search (`GET /v1/customers/search`, the secret key) in the same rounds, over the "
+                 "same 128 customers, each with an email, a name (\"Customer\" and a word of 7 letters) and a "
+                 "`user_id` metadata value of its own: `email:'…'` its whole email, `name~'…'` 5 letters from "
+                 "the middle of its name's word (one customer or few have them), `metadata['user_id']:'…'` "
+                 "its user_id, a key every customer has.", "",
+             "| customers | " + " | ".join(f"{SCALE_KINDS[kind][1]} p50 ms | {SCALE_KINDS[kind][1]} p99 ms | "
+                                          f"{SCALE_KINDS[kind][1]} op/s" for kind in searches)
+             + f" | errors, all rounds ({' / '.join(SCALE_KINDS[kind][1] for kind in searches)}) |",
+             "|---|" + "---|---|---|" * len(searches) + "---|"]
+    for size in scale["sizes"]:
+        errors = " / ".join(str(sum(run["errors"] for run in size["rounds"][kind])) for kind in searches)
+        lines.append(f"| {size['customers']:,} | " + " | ".join(
+            f"{size[kind]['p50_ms']:.2f} | {size[kind]['p99_ms']:.2f} | {size[kind]['operations_per_second']:.0f}"
+            for kind in searches) + f" | {errors} |")
+    return lines
 
 
 def cpu_table(run):
@@ -906,9 +936,68 @@ def ratio(value):
 
 # Scale
 
+# What the scale run measures at each size: the kind results.json files it under, its workload,
+# and its name in results.md.
+SCALE_KINDS = {"list": ("list_payment_methods", "list"), "retrieve": ("retrieve_customer", "retrieve"),
+               "search_email": ("search_email", "email search"), "search_name": ("search_name", "name search"),
+               "search_metadata": ("search_metadata", "metadata search")}
+SEARCH_KINDS = [kind for kind in SCALE_KINDS if kind.startswith("search_")]
+# One seed per field (see scale_word), so a customer's email and name are different words.
+EMAIL_WORDS, NAME_WORDS = 0x2545F491, 0x6C8E9CF5
+
+
+def scale_word(i, seed):
+    """A word of 7 lower-case letters, a different one for each i below 2 ** 32: murmur3's
+    finalizer, a bijection of 32-bit numbers, gives every i unrelated letters, so a trigram index
+    holds as many distinct trigrams as real names would give it (a multiplication alone repeats a
+    word's last letters every 26 i, and a number's digits are ten letters)."""
+    value = i ^ seed
+    for shift, factor in ((16, 0x85EBCA6B), (13, 0xC2B2AE35)):
+        value = (value ^ value >> shift) * factor & 0xFFFFFFFF
+    value ^= value >> 16
+    letters = []
+    for _ in range(7):  # 26 ** 7 > 2 ** 32
+        value, letter = divmod(value, 26)
+        letters.append(chr(ord("a") + letter))
+    return "".join(letters)
+
+
+def scale_customer(i):
+    """The searched columns of the i-th loaded customer, as COPY takes them: each customer's own."""
+    return {"email": f"{scale_word(i, EMAIL_WORDS)}@example.com",
+            "name": f"Customer {scale_word(i, NAME_WORDS).capitalize()}",
+            "metadata": json.dumps({"user_id": str(i)})}
+
+
+def scale_queries(i):
+    """The searches that find the i-th loaded customer. The name's is five letters from the middle
+    of its word, which one customer or few share at any size: three letters would match about 3
+    customers at 10k and 300 at 1M, and the sizes would differ in how much they return rather than
+    in how long finding it takes."""
+    return {"search_email": f"email:'{scale_word(i, EMAIL_WORDS)}@example.com'",
+            "search_name": f"name~'{scale_word(i, NAME_WORDS)[1:6]}'",
+            "search_metadata": f"metadata['user_id']:'{i}'"}
+
+
+def search_workloads(rows):
+    return [{"name": kind, "title": SCALE_KINDS[kind][1],
+             "steps": [{"method": "GET", "path": f"/v1/customers/search?query={{{kind}}}",
+                        "headers": {"Authorization": "Bearer {sk}"}}], "rows": rows}
+            for kind in SEARCH_KINDS]
+
+
+def check_searches(secret, index, customer):
+    """A search that finds nothing answers 200 too, and fast: make sure each one finds its customer
+    before its latency is taken for that of a search that does."""
+    for kind, query in scale_queries(index).items():
+        found = [match["id"] for match in secret.call("GET", "/v1/customers/search", {"query": query})["data"]]
+        if customer not in found:
+            raise SystemExit(f"scale: {kind} ({query}) did not find {customer}, found {found}")
+
+
 def load_scale(cluster, purse, size):
     """Fills `purse`'s database with `size` customers of 5 cards each (COPY of one template each);
-    returns the list and retrieve workloads over a sample of them."""
+    returns the list, retrieve and search workloads over a sample of them."""
     database = f"purse_{size}"
     keys = json.loads(purse.command("accounts", "create", "--name", "Scale", "--json"))
     secret = Api(purse.base, keys["secret_key"])
@@ -921,19 +1010,28 @@ def load_scale(cluster, purse, size):
     created = str(int(time.time()))
     log(f"scale: loading {new:,} customers and {5 * new:,} cards with COPY")
     clone_rows(cluster, "customers", template_customer, new,
-               lambda i: {"id": ids[i], "created": created, "email": f"c{i + 1}@example.com"}, database=database)
+               lambda i: {"id": ids[i], "created": created, **scale_customer(i)}, database=database)
     clone_rows(cluster, "payment_methods", template_method, 5 * new,
                lambda i: {"id": random_id("pm"), "customer_id": ids[i // 5], "created": created}, database=database)
+    # Also merges the GIN indexes' pending lists (the rows COPY added), which a search would
+    # otherwise read row by row, and gives the planner the statistics of the trigrams.
     cluster.psql("VACUUM ANALYZE", database=database)
     # Flushed now, not by the checkpointer during the measurement: the question is the latency at
     # this size, not in the wake of a bulk load.
     cluster.psql("CHECKPOINT", database=database)
-    sample = [ids[(i * 7919) % len(ids)] for i in range(128)]
+    sample = [(i * 7919) % len(ids) for i in range(128)]
+    check_searches(secret, sample[0], ids[sample[0]])
     versioned = Api(purse.base, keys["secret_key"], version="2020-08-27")
-    rows = [{"customer": customer, "sk": keys["secret_key"],
-             "ek": versioned.call("POST", "/v1/ephemeral_keys", {"customer": customer})["secret"]}
-            for customer in sample]
-    return {w["name"]: w for w in purse_workloads(rows, rows, rows)}
+    rows = [{"customer": ids[index], "sk": keys["secret_key"],
+             "ek": versioned.call("POST", "/v1/ephemeral_keys", {"customer": ids[index]})["secret"],
+             **{kind: urllib.parse.quote(query, safe="") for kind, query in scale_queries(index).items()}}
+            for index in sample]
+    return {w["name"]: w for w in purse_workloads(rows, rows, rows) + search_workloads(rows)}
+
+
+def scale_summary(label, run):
+    errors = f" ({run['errors']} errors)" if run["errors"] else ""
+    return f"{label} p50 {run['p50_ms']:.2f} ms{errors}"
 
 
 def command_scale(arguments):
@@ -948,7 +1046,6 @@ def command_scale(arguments):
         loaded = []
         for size in sizes:
             purse = Purse(cluster, folder / f"purse_{size}", database=f"purse_{size}")
-            purse.folder.mkdir()
             cluster.psql(f"CREATE DATABASE purse_{size}", database="postgres")
             purse.start()
             servers.append(purse)
@@ -958,13 +1055,13 @@ def command_scale(arguments):
         # Measured in rounds that take every size in turn: the loads take minutes, over which this
         # machine's speed drifts by a fifth, so measuring each size right after its load compared
         # the sizes at different speeds.
-        rounds = {size: {"list": [], "retrieve": []} for size in sizes}
+        rounds = {size: {kind: [] for kind in SCALE_KINDS} for size in sizes}
         for number in range(SCALE_ROUNDS):
             for size, purse, workloads, _ in loaded:
-                for kind, name in (("list", "list_payment_methods"), ("retrieve", "retrieve_customer")):
+                for kind, (name, _) in SCALE_KINDS.items():
                     rounds[size][kind].append(run_load(purse.base, workloads[name], folder, duration=SCALE_DURATION))
-                log(f"scale round {number + 1}, {size:,}: list p50 {rounds[size]['list'][-1]['p50_ms']:.2f} ms, "
-                    f"retrieve p50 {rounds[size]['retrieve'][-1]['p50_ms']:.2f} ms")
+                log(f"scale round {number + 1}, {size:,}: " + ", ".join(
+                    scale_summary(label, rounds[size][kind][-1]) for kind, (_, label) in SCALE_KINDS.items()))
         for size, _, _, load_s in loaded:
             median = {kind: sorted(runs, key=lambda run: run["p50_ms"])[len(runs) // 2] for kind, runs in rounds[size].items()}
             results["sizes"].append({"customers": size, "payment_methods": 5 * size, "load_s": load_s, **median,

@@ -18,9 +18,6 @@ struct AuthenticationPageController {
         api.raw(.post, Self.path, decide)
     }
 
-    /// The largest form the page's buttons send.
-    static let maximumBody = 4096
-
     @Sendable func show(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
         let id = context.parameters.get("id") ?? ""
         let page = try await setupIntents.authenticationPage(id, token: context.parameters.get("token") ?? "")
@@ -41,17 +38,7 @@ struct AuthenticationPageController {
     }
 
     @Sendable func decide(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
-        var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(limit: Self.maximumBody)
-        } catch let error as APIError where error.status == .contentTooLarge {
-            return HTMLPage(
-                title: "Request too large",
-                body: "<h1>This request is too large</h1><p>Go back and choose an outcome again.</p>"
-            ).response(status: .contentTooLarge)
-        }
-        let form = try FormParser.parse(body.readableBytesView)
+        guard let form = try await HTMLPage.formFields(of: request) else { return HTMLPage.tooLarge(again: "choose an outcome") }
         guard case .string(let action) = form["action"] ?? .string(""), action == "complete" || action == "fail" else {
             throw PurseError.invalidParameter("action", "action must be complete or fail.")
         }

@@ -18,9 +18,6 @@ struct MicrodepositsPageController {
         api.raw(.post, Self.path, verify)
     }
 
-    /// The largest form the page sends.
-    static let maximumBody = 4096
-
     @Sendable func show(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
         let intent = try await setupIntents.microdepositsPage(context.parameters.get("id") ?? "", token: context.parameters.get("token") ?? "")
         guard intent.status == .requiresAction else { return Self.resultPage(intent).response() }
@@ -28,16 +25,7 @@ struct MicrodepositsPageController {
     }
 
     @Sendable func verify(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
-        var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(limit: Self.maximumBody)
-        } catch let error as APIError where error.status == .contentTooLarge {
-            return HTMLPage(
-                title: "Request too large", body: "<h1>This request is too large</h1><p>Go back and type the code again.</p>"
-            ).response(status: .contentTooLarge)
-        }
-        let form = try FormParser.parse(body.readableBytesView)
+        guard let form = try await HTMLPage.formFields(of: request) else { return HTMLPage.tooLarge(again: "type the code") }
         guard case .string(let code) = form["descriptor_code"] ?? .string("") else {
             throw PurseError.invalidParameter("descriptor_code", "descriptor_code must be text.")
         }

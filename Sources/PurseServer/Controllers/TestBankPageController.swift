@@ -18,9 +18,6 @@ struct TestBankPageController {
         api.raw(.post, Self.path, decide)
     }
 
-    /// The largest form the page sends.
-    static let maximumBody = 4096
-
     @Sendable func show(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
         let (id, token) = Self.address(request, context)
         let visit = try await financialConnections.testBankPage(id, token: token)
@@ -29,17 +26,8 @@ struct TestBankPageController {
     }
 
     @Sendable func decide(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
-        var request = request
         let (id, token) = Self.address(request, context)
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(limit: Self.maximumBody)
-        } catch let error as APIError where error.status == .contentTooLarge {
-            return HTMLPage(
-                title: "Request too large", body: "<h1>This request is too large</h1><p>Go back and choose an account again.</p>"
-            ).response(status: .contentTooLarge)
-        }
-        let form = try FormParser.parse(body.readableBytesView)
+        guard let form = try await HTMLPage.formFields(of: request) else { return HTMLPage.tooLarge(again: "choose an account") }
         let field = { (name: String) -> String? in
             guard case .string(let value) = form[name] else { return nil }
             return value.isEmpty ? nil : value

@@ -5,9 +5,9 @@ import Hummingbird
 import NIOCore
 import PurseCore
 
-/// A page Purse serves to a person's browser (the 3D Secure page, the test bank), with the protections every
-/// such page gets: a Content-Security-Policy that allows no script and no framing, its one style
-/// sheet by hash, `X-Frame-Options: DENY`, `nosniff`, no referrer (the URL carries a token) and
+/// A page Purse serves to a person's browser (the 3D Secure, microdeposits and test-bank pages),
+/// with the protections every such page gets: a Content-Security-Policy that allows no script and
+/// no framing, its one style sheet by hash, `X-Frame-Options: DENY`, `nosniff`, no referrer (the URL carries a token) and
 /// no caching.
 struct HTMLPage {
     let title: String

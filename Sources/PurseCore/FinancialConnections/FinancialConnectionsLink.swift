@@ -1,4 +1,4 @@
-public import PurseModels
+import PurseModels
 
 /// What Financial Connections asks for when it links an account for a setup intent
 /// (`payment_method_options[us_bank_account][financial_connections]`): the session made for the

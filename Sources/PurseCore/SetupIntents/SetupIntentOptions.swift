@@ -1,4 +1,4 @@
-public import PurseModels
+import PurseModels
 
 /// A setup intent's `payment_method_options`, as stored and honoured: how a card is authenticated
 /// and on which network it is saved, how a US bank account is verified and what Financial

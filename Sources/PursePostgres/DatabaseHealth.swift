@@ -37,10 +37,9 @@ public struct DatabaseHealth: Sendable {
         return await probeWrites()
     }
 
-    /// A write that touches no table: a transactional logical message (`pg_logical_emit_message`,
-    /// a few bytes of WAL that no table keeps) commits as every write does, waiting for the
-    /// synchronous standbys. A transaction id alone would not: PostgreSQL commits it without the
-    /// wait. A standby, or a session that may not write, is read-only before anything is tried.
+    /// A write that touches no table (``PostgresConnection/queueCommitMarker(_:)``) commits as
+    /// every write does, waiting for the synchronous standbys. A standby, or a session that may
+    /// not write, is read-only before anything is tried.
     /// Past the limit the probe is cancelled, which ends a wait for a standby.
     private func probeWrites() async -> Readiness {
         let (pool, limit) = (self.pool, writeProbeLimit)
@@ -52,7 +51,7 @@ public struct DatabaseHealth: Sendable {
                             "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on' AS read_only"
                         )
                         if try mode[0]["read_only", as: Bool.self] { return .readOnly }
-                        _ = try await connection.query("SELECT pg_logical_emit_message(true, 'purse', 'readiness probe')::text")
+                        try await connection.queueCommitMarker("readiness probe")
                         return .ready
                     }
                 }

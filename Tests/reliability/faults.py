@@ -8,7 +8,7 @@ It builds nothing: it runs the debug binary (.build/debug/purse, or $PURSE_BINAR
 PostgreSQL 15 cluster of its own, made in a temporary folder (under $PURSE_TEST_ROOT when set)
 and removed at the end (--keep leaves it, with the servers' logs). Loopback only; under a minute.
 
-Three scenarios, the first two under steady load from eight client threads (creates, attaches,
+Four scenarios, the first two under steady load from eight client threads (creates, attaches,
 default changes, detaches, setup intents and reads, each thread on customers of its own, every
 request's outcome recorded). Every POST carries an Idempotency-Key, and a 503 or a transport
 failure is retried with the same key, as Stripe's SDKs do.
@@ -26,6 +26,12 @@ failure is retried with the same key, as Stripe's SDKs do.
 3. SIGTERM with 16 requests in flight, held inside the server by row locks taken from psql: new
    connections are refused at once while those requests still run, each then completes with a
    200, and the process exits with status 0.
+4. A synchronous standby away (synchronous_standby_names naming one that never connects), with
+   `--statement-timeout 1`: a create's commit waits for the standby until it is cancelled, and
+   the create answers 503, though PostgreSQL has committed it here. Its retries, with the key,
+   must answer 503 too while the standby is away (a replay is an acknowledgement, and a failover
+   would take that commit back), and once the standby is no longer required the retry replays
+   the one customer created.
 
 It prints a summary (requests per phase and outcome, each scenario's figures, every violated
 expectation with the request ids, the server's log lines for them and the idempotency key's
@@ -392,7 +398,7 @@ class Load:
 
 
 class Run:
-    """The three scenarios, in order, on one cluster and database; their figures and violations."""
+    """The four scenarios, in order, on one cluster and database; their figures and violations."""
 
     OBJECT_PATHS = {"customer": "/v1/customers/", "payment_method": "/v1/payment_methods/",
                     "setup_intent": "/v1/setup_intents/"}
@@ -763,6 +769,54 @@ class Run:
             time.sleep(0.01)
         return None
 
+    # Scenario 4
+
+    def standby_away(self):
+        log("scenario 4: a synchronous standby away; a retry must not replay a commit it lacks")
+        self.recorder.set_phase("s4 standby away")
+        self.purse.start("--statement-timeout", "1")
+        name = f"standby-away {secrets.token_hex(6)}"
+        key = f"faults-{secrets.token_hex(12)}"
+
+        def create():
+            return self.recorder.send(self.purse.base, self.key, "POST", "/v1/customers", {"name": name}, key,
+                                      route="/v1/customers")
+
+        def stored():
+            return int(self.cluster.psql(f"SELECT count(*) FROM customers WHERE name = '{name}'")[0][0])
+
+        self.require_standby("purse_absent_standby")
+        try:
+            first, _ = create()
+            self.expect(first["kind"] == "503",
+                        f"a create whose commit waited for an absent standby answered {first['kind']}, not 503")
+            self.expect(stored() == 1, "the create cancelled in its wait for the standby is not committed locally; "
+                                       "the scenario shows nothing")
+            retries = [create()[0] for _ in range(2)]
+            for retry in retries:
+                if retry["kind"] != "503":
+                    self.violate("a retry acknowledged a commit the synchronous standby does not have", retry)
+        finally:
+            self.require_standby("")
+        self.recorder.set_phase("s4 standby back")
+        replay, reply = create()
+        replayed = replay["kind"] == "2xx" and reply.headers.get("Idempotent-Replayed") == "true"
+        if not replayed:
+            self.violate("with the standby no longer required, the retry did not replay the create", replay)
+        self.expect(stored() == 1, f"{stored()} customers named {name!r}, not 1")
+        self.purse.stop()
+        self.figures["scenarios"]["standby_away"] = {
+            "first_attempt": first["kind"],
+            "retries_while_away": [retry["kind"] for retry in retries],
+            "retry_once_back_replayed": replayed,
+            "customers_stored": stored(),
+        }
+
+    def require_standby(self, names):
+        """Sets synchronous_standby_names (empty: commits wait for no standby) and reloads."""
+        self.cluster.psql(f"ALTER SYSTEM SET synchronous_standby_names = '{names}'")
+        self.cluster.psql("SELECT pg_reload_conf()")
+
     # Summary
 
     def summarise(self, wall):
@@ -828,6 +882,7 @@ def main():
         run.postgres_restart()
         run.sigkill()
         run.sigterm()
+        run.standby_away()
         run.summarise(time.monotonic() - started)
     finally:
         run.purse.kill()

@@ -27,6 +27,12 @@ public protocol IdempotencyRepository: Sendable {
     /// The answer kept for the key `request` uses, if one was kept within `retentionSeconds`.
     func find(_ request: IdempotentRequest, retentionSeconds: Int) async throws -> StoredIdempotencyKey?
 
+    /// Makes the transaction's commit wait until every synchronous standby has what is committed
+    /// so far, as a write's commit does, before a found answer is replayed. The request that kept
+    /// it may have committed here only: a commit whose wait for the standby was cancelled (that
+    /// request answered 503) is visible at once, and a failover would take it back.
+    func awaitStandbysAtCommit() async throws
+
     /// Keeps the key's answer, replacing one older than `retentionSeconds`. Only under the
     /// key's ``lock(_:)``, after ``find(_:retentionSeconds:)`` found none.
     func insert(_ request: IdempotentRequest, status: Int, sealedBody: [UInt8], retentionSeconds: Int) async throws

@@ -7,7 +7,8 @@
 /// answer is kept in one transaction (``Database/enclosingTransaction(retryingConflicts:_:)``).
 /// Either all of it committed, and a retry replays the answer, or none of it did, and a retry
 /// runs afresh; there is no third state to wait out. A lost acknowledgement of the commit, a
-/// server killed at any point and a failover all leave one of the two.
+/// server killed at any point and a failover all leave one of the two. A replay is an
+/// acknowledgement too, so it waits for the synchronous standbys as the commit it replays did.
 public struct IdempotencyService: Sendable {
     private let database: any Database
     private let sealer: ResponseSealer
@@ -59,6 +60,7 @@ public struct IdempotencyService: Sendable {
             guard try await keys.lock(request) else { throw Self.inUse(request) }
             if let stored = try await keys.find(request, retentionSeconds: retention) {
                 try Self.check(request, matches: stored)
+                try await keys.awaitStandbysAtCommit()
                 return .replayed(Answer(status: stored.status, body: try sealer.open(stored.sealedBody, account: request.accountID)))
             }
             let (value, answer) = try await work()

@@ -32,6 +32,9 @@ struct InMemoryIdempotencyRepository: IdempotencyRepository {
         true
     }
 
+    /// Nothing to wait for: the in-memory database has no standbys.
+    func awaitStandbysAtCommit() async throws {}
+
     func find(_ request: IdempotentRequest, retentionSeconds: Int) async throws -> StoredIdempotencyKey? {
         await database.read { state in
             guard let row = state.idempotencyKeys[IdempotencyKeyID(request)], row.createdAt >= state.now - retentionSeconds else {

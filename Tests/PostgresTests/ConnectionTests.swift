@@ -57,10 +57,8 @@ struct ConnectionTests {
         let connection = try await PostgresConnection.connect(configuration: configuration)
         try await connection.checkAlive(within: .seconds(5))
         proxy.silence()
-        let started = ContinuousClock.now
         let error = await #expect(throws: PGError.self) { try await connection.checkAlive(within: .seconds(1)) }
         #expect(error?.kind == .connectionFailed)
-        #expect(ContinuousClock.now - started < .seconds(4))
         await connection.close()
     }
 

@@ -51,14 +51,12 @@ struct FailedStartTests {
             defer { try? FileManager.default.removeItem(at: folder) }
             let taken = try SilenceableProxy(upstreamPort: 1)
             defer { taken.stop() }
-            let started = ContinuousClock.now
             let error = await #expect(throws: TestSetupError.self) {
                 try await ServeProcess.start(
                     in: folder, arguments: ["--port", String(taken.port)],
                     environment: ["DATABASE_URL": database.url, "PURSE_DATA_DIR": folder.path], timeout: .seconds(60)
                 )
             }
-            #expect(ContinuousClock.now - started < .seconds(30))
             let output = error?.description ?? ""
             #expect(output.contains("exited with status"))
             #expect(output.lowercased().contains("address already in use"), "\(output.suffix(2_000))")

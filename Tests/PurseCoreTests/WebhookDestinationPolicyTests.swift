@@ -170,9 +170,8 @@ struct WebhookDestinationPolicyTests {
         }
         try await destinations.checkRegistration("https://public.example.com/")
         try await destinations.checkRegistration("https://unknown.example.com/")
-        let started = ContinuousClock.now
         try await destinations.checkRegistration("https://slow.example.com/")
-        #expect(ContinuousClock.now - started < .seconds(2), "a lookup that never answers is given up on")
+        #expect(resolver.abandoned == ["slow.example.com."], "a lookup that never answers is given up on")
         #expect(
             resolver.asked == ["loopback.example.com.", "mixed.example.com.", "public.example.com.", "unknown.example.com.", "slow.example.com."])
 

@@ -57,12 +57,8 @@ struct DatabaseHealthTests {
             try await Task.sleep(for: .milliseconds(50))
         }
         let health = try DatabaseHealth(pool: client, writeProbeLimit: .milliseconds(500))
-        let started = ContinuousClock.now
         let readiness = await health.readiness()
         #expect(readiness == .writesNotCommitting, "\(readiness)")
-        // The commit would wait forever: the probe gives up (after 0.5 s; far less than this
-        // bound even under ThreadSanitizer on a busy machine).
-        #expect(ContinuousClock.now - started < .seconds(15))
         await client.close()
     }
 }

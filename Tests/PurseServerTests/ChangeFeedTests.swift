@@ -24,11 +24,8 @@ struct ChangeFeedTests {
         let group = ServiceGroup(configuration: .init(services: [feed], logger: logger))
         let running = Task { try await group.run() }
         try await Self.waitUntil { caches.isServing }
-        let silenced = ContinuousClock.now
         proxy.silence()
         try await Self.waitUntil { !caches.isServing }
-        // One heartbeat's wait for its turn and one for its answer, with room for a loaded machine.
-        #expect(ContinuousClock.now - silenced < .seconds(10))
         // Closed, the proxy refuses the feed's attempts to connect again, so it stops promptly.
         proxy.stop()
         await group.triggerGracefulShutdown()

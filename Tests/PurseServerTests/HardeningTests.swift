@@ -28,7 +28,6 @@ struct HardeningTests {
         try await LiveServer.with(configuration: ServerConfiguration(port: 0, logLevel: .warning, readTimeout: 30)) { server in
             let account = try await server.makeAccount()
             let connection = try await RawHTTPConnection.open(port: server.port)
-            let started = ContinuousClock.now
             // Headers only: a server that waited for the body would answer after the read timeout.
             try await connection.write(
                 "POST /v1/customers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(account.secretKey)\r\n"
@@ -36,7 +35,6 @@ struct HardeningTests {
             )
             let response = try await connection.response(timeout: 20)
             #expect(response.status == 413)
-            #expect(ContinuousClock.now - started < .seconds(10))
             let page = try await RawHTTPConnection.open(port: server.port)
             try await page.write("POST /v1/setup_intents/seti_x/authenticate/t HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n")
             #expect(try await page.response(timeout: 20).status == 413)

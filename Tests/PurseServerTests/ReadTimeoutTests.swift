@@ -48,11 +48,9 @@ struct ReadTimeoutTests {
                     try? await Task.sleep(for: .milliseconds(300))
                 }
             }
-            let started = ContinuousClock.now
             let response = try await connection.response(timeout: 20)
             trickle.cancel()
             #expect(response.status == 408)
-            #expect(ContinuousClock.now - started < .seconds(10))
         }
     }
 

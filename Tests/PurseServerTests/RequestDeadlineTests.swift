@@ -23,7 +23,6 @@ struct RequestDeadlineTests {
 
     /// Stopped at a wait: nothing was under way, so nothing changed.
     @Test func workStoppedAtAWaitIsADeadlineError() async throws {
-        let started = ContinuousClock.now
         let error = await #expect(throws: APIError.self) {
             // A grace no busy machine runs out of: a cancelled sleep stops at once.
             try await Self.deadline(.milliseconds(200), grace: .seconds(30)).run { () async throws -> Int in
@@ -33,12 +32,10 @@ struct RequestDeadlineTests {
         }
         #expect(error?.status == .serviceUnavailable)
         #expect(error?.message.contains("Nothing was changed") == true)
-        #expect(ContinuousClock.now - started < .seconds(60), "at the deadline, not after the work's 120 s")
     }
 
     /// Work that cannot be stopped (its database vanished without a word) is not waited for.
     @Test func workThatDoesNotStopIsAnsweredWithoutIt() async throws {
-        let started = ContinuousClock.now
         let error = await #expect(throws: APIError.self) {
             try await Self.deadline(.milliseconds(200)).run { () async -> Int in
                 await withCheckedContinuation { continuation in
@@ -47,7 +44,6 @@ struct RequestDeadlineTests {
             }
         }
         #expect(error?.message.contains("may or may not") == true)
-        #expect(ContinuousClock.now - started < .seconds(60), "well before the work's 120 s")
     }
 
     /// A request waiting on a row another transaction holds: at the deadline its statement is
@@ -58,16 +54,14 @@ struct RequestDeadlineTests {
             let account = try await server.makeAccount()
             let customer = try #require(try await account.secret.post("/v1/customers", "name=Before").json["id"]?.stringValue)
             let blocker = PostgresClient(configuration: server.pool.configuration, options: .init(maxConnections: 1))
-            let (answer, elapsed) = try await blocker.withTransaction { connection in
+            // The row stays locked until the request has answered: only its deadline can end it.
+            let answer = try await blocker.withTransaction { connection in
                 try await connection.query("SELECT 1 FROM customers WHERE id = \(customer) FOR UPDATE")
-                let started = ContinuousClock.now
-                let answer = try await account.secret.post("/v1/customers/\(customer)", "name=After")
-                return (answer, ContinuousClock.now - started)
+                return try await account.secret.post("/v1/customers/\(customer)", "name=After")
             }
             await blocker.close()
             #expect(answer.status == 503, "\(answer.json)")
             #expect(answer.header("Stripe-Should-Retry") == "true")
-            #expect(elapsed < .seconds(4))
             #expect(try await account.secret.get("/v1/customers/\(customer)").json["name"] == "Before")
         }
     }

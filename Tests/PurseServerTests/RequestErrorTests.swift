@@ -114,12 +114,10 @@ struct RequestErrorTests {
         let account = try await server.makeAccount()
         #expect(try await account.secret.get("/v1/customers").status == 200)
         try await cluster.stopServer()
-        let started = ContinuousClock.now
         let down = try await account.secret.post("/v1/customers", "name=x")
         #expect(down.status == 503)
         #expect(down.header("Stripe-Should-Retry") == "true")
         #expect(down.error?["type"] == "api_error")
-        #expect(ContinuousClock.now - started < .seconds(6))
         try await cluster.startServer()
         #expect(try await account.secret.post("/v1/customers", "name=x").status == 200)
         await server.stop()

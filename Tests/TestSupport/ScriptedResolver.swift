@@ -13,10 +13,10 @@ public final class ScriptedResolver: HostResolver, Sendable {
         case hang
     }
 
-    private let state: NIOLockedValueBox<(script: [String: [Answer]], asked: [String])>
+    private let state: NIOLockedValueBox<(script: [String: [Answer]], asked: [String], abandoned: [String])>
 
     public init(_ script: [String: [Answer]] = [:]) {
-        state = NIOLockedValueBox((Dictionary(uniqueKeysWithValues: script.map { (Self.key($0.key), $0.value) }), []))
+        state = NIOLockedValueBox((Dictionary(uniqueKeysWithValues: script.map { (Self.key($0.key), $0.value) }), [], []))
     }
 
     /// `name` answers `addresses` on every lookup.
@@ -26,6 +26,9 @@ public final class ScriptedResolver: HostResolver, Sendable {
 
     /// Every name asked for, as asked, in order.
     public var asked: [String] { state.withLockedValue { $0.asked } }
+
+    /// Every name whose lookup hung until its caller gave up on it (cancelled it), in order.
+    public var abandoned: [String] { state.withLockedValue { $0.abandoned } }
 
     public func addresses(of name: String) async throws -> [IPAddress] {
         let answer = state.withLockedValue { state -> Answer? in
@@ -40,7 +43,12 @@ public final class ScriptedResolver: HostResolver, Sendable {
             return texts.map { IPAddress($0)! }
         case .hang?:
             // Cancelled when the caller stops waiting; an hour is never reached.
-            try await Task.sleep(for: .seconds(3600))
+            do {
+                try await Task.sleep(for: .seconds(3600))
+            } catch {
+                state.withLockedValue { $0.abandoned.append(name) }
+                throw error
+            }
             return []
         case nil:
             return IPAddress(Self.key(name)).map { [$0] } ?? []

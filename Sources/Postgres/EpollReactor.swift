@@ -11,8 +11,14 @@ import NIOConcurrencyHelpers
 ///
 /// Each socket is registered once, disarmed, and armed for one event by each wait
 /// (`EPOLLONESHOT`): an event finds at most the one wait that armed it. A statement's wait and
-/// its event take only their own registration's lock; the reactor's lock is for the rare waits
-/// with a timeout and for registrations coming and going, so connections do not contend.
+/// its event take only their own registration's lock; the reactor's lock is for waits with a
+/// timeout and for registrations coming and going, so connections do not contend for long.
+///
+/// Most timeouts are seconds away (a request's deadline, ``PostgresDeadline``), and most waits end
+/// long before them. Those further than ``scanInterval`` are kept on their registration, under
+/// the lock the wait takes anyway, and the thread, which never sleeps longer than
+/// ``scanInterval``, ends the ones past due on its next scan: at most that late, and at no cost
+/// to the reactor's lock. Only nearer timeouts are kept, and woken for, by the thread's lock.
 final class EpollReactor: Sendable {
     /// The process's reactor, or why the system refused one.
     static let shared = Result { try EpollReactor() }
@@ -24,19 +30,24 @@ final class EpollReactor: Sendable {
 
     /// The events of the wake-up carry no registration's address.
     private static let wakeupTag: UInt64 = 0
+    /// How often the thread scans the registrations for far deadlines past due, and so the
+    /// longest it sleeps in `epoll_wait`.
+    static let scanInterval: Duration = .milliseconds(250)
 
     private struct State {
         var threadStarted = false
+        /// Every registration still watched, for the scan of far deadlines.
+        var registered: [ObjectIdentifier: EpollRegistration] = [:]
+        var nextScan = ContinuousClock.now
         /// Waits with a deadline, by registration; an entry whose wait has ended is dropped when
         /// its deadline comes.
         var timed: [ObjectIdentifier: TimedWait] = [:]
         /// Registrations removed from epoll, released once the thread has handled every event it
         /// may have fetched for them.
         var removed: [EpollRegistration] = []
-        /// Whether the thread is in `epoll_wait` (or about to be), and until when: nil is
-        /// without end.
+        /// Whether the thread is in `epoll_wait` (or about to be), and until when.
         var sleeping = false
-        var sleepingUntil: ContinuousClock.Instant?
+        var sleepingUntil = ContinuousClock.now
     }
 
     private struct TimedWait {
@@ -79,6 +90,7 @@ final class EpollReactor: Sendable {
             return nil
         }
         let startThread = state.withLockedValue { state in
+            state.registered[ObjectIdentifier(registration)] = registration
             defer { state.threadStarted = true }
             return !state.threadStarted
         }
@@ -102,7 +114,10 @@ final class EpollReactor: Sendable {
             return (true, state.waiter)
         }
         guard closedNow else { return }
-        state.withLockedValue { $0.removed.append(registration) }
+        state.withLockedValue { state in
+            state.registered[ObjectIdentifier(registration)] = nil
+            state.removed.append(registration)
+        }
         waiter?.resume(throwing: Self.closed)
     }
 
@@ -116,12 +131,15 @@ final class EpollReactor: Sendable {
     func wait(for registration: EpollRegistration, readable: Bool, writable: Bool, timeout: Duration?) async throws -> SocketReadinessOutcome {
         try await withCheckedThrowingContinuation { continuation in
             // Stored before arming: the event may arrive at once, and it must find this wait.
+            let deadline = timeout.map { ContinuousClock.now + $0 }
+            let isFar = timeout.map { $0 > Self.scanInterval * 2 } ?? false
             let generation = registration.state.withLockedValue { state -> UInt64? in
                 guard !state.closed else { return nil }
                 precondition(state.waiter == nil, "one wait at a time")
                 state.waiter = continuation
                 state.waitsForReading = readable
                 state.generation &+= 1
+                state.deadline = isFar ? deadline : nil
                 return state.generation
             }
             guard let generation else {
@@ -136,7 +154,7 @@ final class EpollReactor: Sendable {
                 registration.end(generation: generation, with: .failure(error))
                 return
             }
-            if let timeout { addDeadline(ContinuousClock.now + timeout, of: registration, generation: generation) }
+            if let deadline, !isFar { addDeadline(deadline, of: registration, generation: generation) }
         }
     }
 
@@ -145,7 +163,7 @@ final class EpollReactor: Sendable {
     private func addDeadline(_ deadline: ContinuousClock.Instant, of registration: EpollRegistration, generation: UInt64) {
         let wakeThread = state.withLockedValue { state -> Bool in
             state.timed[ObjectIdentifier(registration)] = TimedWait(registration: registration, generation: generation, deadline: deadline)
-            guard state.sleeping, state.sleepingUntil.map({ deadline < $0 }) ?? true else { return false }
+            guard state.sleeping, deadline < state.sleepingUntil else { return false }
             state.sleepingUntil = deadline
             return true
         }
@@ -156,21 +174,20 @@ final class EpollReactor: Sendable {
     private func run() {
         var events = [epoll_event](repeating: epoll_event(), count: 64)
         while true {
-            let (timeout, released) = state.withLockedValue { state -> (Int32, [EpollRegistration]) in
+            let (timeout, firstDeadline, released) = state.withLockedValue {
+                state -> (Int32, ContinuousClock.Instant?, [EpollRegistration]) in
+                let first = state.timed.values.lazy.map(\.deadline).min()
                 state.sleeping = true
-                state.sleepingUntil = state.timed.values.map(\.deadline).min()
+                state.sleepingUntil = first.map { min($0, state.nextScan) } ?? state.nextScan
                 defer { state.removed.removeAll() }
-                return (state.sleepingUntil.map(Self.milliseconds(until:)) ?? -1, state.removed)
+                return (Self.milliseconds(until: state.sleepingUntil), first, state.removed)
             }
             // Every event fetched before their removal has been handled.
             for registration in released { Unmanaged.passUnretained(registration).release() }
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), timeout)
             }
-            let hasDeadlines = state.withLockedValue { state in
-                state.sleeping = false
-                return !state.timed.isEmpty
-            }
+            state.withLockedValue { $0.sleeping = false }
             if count < 0 {
                 // Anything but an interruption is a programming error (a bad descriptor or buffer).
                 precondition(errno == EINTR, "epoll_wait failed: \(String(cString: strerror(errno)))")
@@ -185,8 +202,20 @@ final class EpollReactor: Sendable {
                 let address = UnsafeRawPointer(bitPattern: UInt(event.data.u64))!
                 Unmanaged<EpollRegistration>.fromOpaque(address).takeUnretainedValue().fire(event.events)
             }
-            if hasDeadlines { endExpiredWaits() }
+            if let firstDeadline, firstDeadline <= .now { endExpiredWaits() }
+            scanIfDue()
         }
+    }
+
+    /// Every ``scanInterval``: ends the waits whose far deadline has passed.
+    private func scanIfDue() {
+        let now = ContinuousClock.now
+        let registrations = state.withLockedValue { state -> [EpollRegistration] in
+            guard state.nextScan <= now else { return [] }
+            state.nextScan = now + Self.scanInterval
+            return Array(state.registered.values)
+        }
+        for registration in registrations { registration.endIfPast(now) }
     }
 
     /// Ends the waits whose deadline has come.

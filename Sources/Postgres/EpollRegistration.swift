@@ -13,6 +13,8 @@ final class EpollRegistration: Sendable {
         var waitsForReading = false
         /// Bumped by every wait, so that a late deadline cannot end a later wait.
         var generation: UInt64 = 0
+        /// A far deadline of the wait, kept here for the reactor's periodic scan.
+        var deadline: ContinuousClock.Instant?
         var closed = false
     }
 
@@ -31,6 +33,17 @@ final class EpollRegistration: Sendable {
             return (waiter, state.waitsForReading && events & readEvents != 0 ? .readable : .writable)
         }
         if let (waiter, outcome) = ended { waiter.resume(returning: outcome) }
+    }
+
+    /// Ends the wait if its far deadline has passed by `now` (the reactor's periodic scan).
+    func endIfPast(_ now: ContinuousClock.Instant) {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<SocketReadinessOutcome, any Error>? in
+            guard let deadline = state.deadline, deadline <= now, let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            state.deadline = nil
+            return waiter
+        }
+        waiter?.resume(returning: .timedOut)
     }
 
     /// Ends wait `generation` with `outcome`, if it is still waiting.

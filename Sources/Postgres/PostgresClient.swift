@@ -172,7 +172,7 @@ public final class PostgresClient: Sendable, Service {
     public func close() async {
         let (idle, waiters) = state.withLockedValue { state in
             state.isClosed = true
-            state.timeoutSweep?.cancel()
+            state.timeoutSweep?.timer.cancel()
             state.timeoutSweep = nil
             defer {
                 state.idle.removeAll()
@@ -298,9 +298,12 @@ public final class PostgresClient: Sendable, Service {
                     // Cancelled before it was queued, the cancellation handler found no waiter
                     // to fail; a cancellation after this check finds it queued.
                     if Task.isCancelled { return CancellationError() }
-                    let deadline = NIODeadline.now() + TimeAmount(options.checkoutTimeout)
-                    state.waiters.append(Waiter(id: id, continuation: continuation, deadline: deadline))
-                    if state.timeoutSweep == nil { scheduleTimeoutSweep(at: deadline, in: &state) }
+                    let waiter = Waiter(id: id, continuation: continuation, checkoutTimeout: options.checkoutTimeout)
+                    state.waiters.append(waiter)
+                    if state.timeoutSweep.map({ waiter.deadline < $0.at }) ?? true {
+                        state.timeoutSweep?.timer.cancel()
+                        scheduleTimeoutSweep(at: waiter.deadline, in: &state)
+                    }
                     return nil
                 }
                 if let refusal { continuation.resume(throwing: refusal) }
@@ -310,26 +313,27 @@ public final class PostgresClient: Sendable, Service {
         }
     }
 
-    /// One timer serves every waiter: it fires at the oldest one's deadline, fails those whose
-    /// time is up, and sets itself for the next. A timer per waiter, set and cancelled on each
-    /// wait, cost more than the wait's own bookkeeping when most requests wait.
+    /// One timer serves every waiter: it fires at the soonest deadline, fails those whose time
+    /// is up, and sets itself for the next. A timer per waiter, set and cancelled on each wait,
+    /// cost more than the wait's own bookkeeping when most requests wait.
     private func scheduleTimeoutSweep(at deadline: NIODeadline, in state: inout PoolState) {
-        state.timeoutSweep = timerLoop.scheduleTask(deadline: deadline) { [self] in failExpiredWaiters() }
+        state.timeoutSweep = (deadline, timerLoop.scheduleTask(deadline: deadline) { [self] in failExpiredWaiters() })
     }
 
+    /// A waiter whose checkout timeout is up fails with ``PGError/Kind/poolTimeout``; one whose
+    /// caller's deadline (``PostgresDeadline``) came first, with `CancellationError`.
     private func failExpiredWaiters() {
         let now = NIODeadline.now()
         let expired = state.withLockedValue { state -> [Waiter] in
             state.timeoutSweep = nil
-            // Waiters queue in arrival order with one timeout, so their deadlines ascend.
-            let count = state.waiters.prefix { $0.deadline <= now }.count
-            let expired = Array(state.waiters.prefix(count))
-            state.waiters.removeFirst(count)
-            if let next = state.waiters.first { scheduleTimeoutSweep(at: next.deadline, in: &state) }
+            let expired = state.waiters.filter { $0.deadline <= now }
+            guard !expired.isEmpty else { return [] }
+            state.waiters.removeAll { $0.deadline <= now }
+            if let next = state.waiters.lazy.map(\.deadline).min() { scheduleTimeoutSweep(at: next, in: &state) }
             return expired
         }
         let error = PGError(.poolTimeout, message: "No database connection became free within \(options.checkoutTimeout)")
-        for waiter in expired { waiter.continuation.resume(throwing: error) }
+        for waiter in expired { waiter.continuation.resume(throwing: waiter.isCallersDeadline ? CancellationError() : error) }
     }
 
     /// Resumes waiter `id` with an error, if it is still waiting.
@@ -400,8 +404,17 @@ public final class PostgresClient: Sendable, Service {
 struct Waiter {
     let id: Int
     let continuation: CheckedContinuation<PostgresClient.Grant, any Error>
-    /// When its checkout timeout is up.
+    /// When its checkout timeout is up, or its caller's deadline if that comes first.
     let deadline: NIODeadline
+    let isCallersDeadline: Bool
+
+    init(id: Int, continuation: CheckedContinuation<PostgresClient.Grant, any Error>, checkoutTimeout: Duration) {
+        self.id = id
+        self.continuation = continuation
+        let timeout = NIODeadline.now() + TimeAmount(checkoutTimeout)
+        let callers = PostgresDeadline.current.map { NIODeadline.now() + TimeAmount($0.instant - .now) }
+        (deadline, isCallersDeadline) = callers.map { $0 < timeout ? ($0, true) : (timeout, false) } ?? (timeout, false)
+    }
 }
 
 /// The pool's bookkeeping, guarded by its mutex.
@@ -411,9 +424,9 @@ struct PoolState {
     var openCount = 0
     var idle: [PostgresConnection] = []
     var waiters: [Waiter] = []
-    /// The timer that fails waiters whose checkout timeout is up. It stays set after its waiter
-    /// is served, and when it fires finds the next deadline or, with no one waiting, clears.
-    var timeoutSweep: Scheduled<Void>?
+    /// The timer that fails waiters whose time is up, and when it fires. It stays set after its
+    /// waiter is served, and when it fires finds the next deadline or, with no one waiting, clears.
+    var timeoutSweep: (at: NIODeadline, timer: Scheduled<Void>)?
     var nextWaiterID = 0
     var totalWaits = 0
     var totalWaitTime = Duration.zero

@@ -32,6 +32,9 @@ public actor PostgresConnection {
     private(set) var exchangeCount = 0
     /// How long a `COMMIT` may wait before it is cancelled (``limit(statements:idleInTransaction:)``).
     private var commitTimeout: Duration?
+    /// Set when an exchange gave up on the server (``waitForAnswer(within:)``); the connection
+    /// is closed right after.
+    private var isAbandoned = false
 
     /// Statements prepared before `DEALLOCATE ALL` starts the cache over, so statements built
     /// dynamically cannot grow it without bound.
@@ -171,15 +174,8 @@ public actor PostgresConnection {
                 sqlState: .inFailedTransaction
             )
         }
-        let timer = commitTimeout.map { limit in
-            Task.detached { [canceller] in
-                try await Task.sleep(for: limit)
-                canceller.cancel()
-            }
-        }
-        defer { timer?.cancel() }
         do {
-            try await exchange(takePending() + [.text("COMMIT")])
+            try await exchange(takePending() + [.text("COMMIT")], cancellingAfter: commitTimeout)
         } catch let error as PGError where error.kind == .connectionFailed {
             throw PGError(
                 .commitOutcomeUnknown,
@@ -190,7 +186,6 @@ public actor PostgresConnection {
         // commit; one that arrived while it waited for a synchronous standby ended the wait, and
         // PostgreSQL reported success with only a warning: the standby, and so a failover, may
         // not have it.
-        timer?.cancel()
         if canceller.isCancelled {
             throw PGError(
                 .commitOutcomeUnknown,
@@ -240,8 +235,11 @@ public actor PostgresConnection {
         beginPending = false
         let handle = try openHandle()
         exchangeCount += 1
+        let mayCommit = !text.hasPrefix("BEGIN") && !isInTransaction
+        var limits = try AnswerLimits.forStatement()
         try canceller.startRunning()
-        let result = try canceller.finishRunning(await simpleExchange(text, on: handle))
+        let answered = await simpleExchange(text, on: handle, within: &limits)
+        let result = try canceller.finishRunning(try closingIfAbandoned(answered, mayHaveCommitted: mayCommit))
         defer { PQclear(result) }
         try check(result)
     }
@@ -253,7 +251,10 @@ public actor PostgresConnection {
         queued.removeAll()
         guard isInTransaction else { return isIdle }
         guard let handle else { return false }
-        guard let result = await simpleExchange("ROLLBACK", on: handle) else { return false }
+        // Not cancelled at the deadline, but not waited for past its grace either.
+        var limits = AnswerLimits.forRollback()
+        let answered = await simpleExchange("ROLLBACK", on: handle, within: &limits)
+        guard let result = try? closingIfAbandoned(answered, mayHaveCommitted: false) else { return false }
         defer { PQclear(result) }
         return PQresultStatus(result) == PGRES_COMMAND_OK
     }
@@ -361,12 +362,18 @@ public actor PostgresConnection {
 
     /// Sends `steps` as one pipeline and reads their answers; returns the last step's rows, or
     /// throws the first failure's error (the server skips what follows a failure).
+    /// With `cancellingAfter`, a statement still running then is cancelled (a `COMMIT` waiting
+    /// for a synchronous standby, which the server does not time out).
     @discardableResult
-    private func exchange(_ steps: [Step]) async throws -> PostgresRows {
+    private func exchange(_ steps: [Step], cancellingAfter limit: Duration? = nil) async throws -> PostgresRows {
         let handle = try openHandle()
         exchangeCount += 1
+        // Outside a transaction block the pipeline is one implicit transaction, committed at its sync.
+        let mayCommit = !isInTransaction && !steps.contains { if case .text("BEGIN") = $0 { true } else { false } }
+        var limits = try AnswerLimits.forStatement(cancellingAfter: limit)
         try canceller.startRunning()
-        let answer = try canceller.finishRunning(await pipeline(steps, on: handle))
+        let answered = await pipeline(steps, on: handle, within: &limits)
+        let answer = try canceller.finishRunning(try closingIfAbandoned(answered, mayHaveCommitted: mayCommit))
         defer { PQclear(answer) }
         try check(answer)
         return Self.rows(of: answer)
@@ -374,7 +381,7 @@ public actor PostgresConnection {
 
     /// The pipeline: every step, one sync, then every answer. Returns the first failed step's
     /// result, else the last step's, or nil when the connection failed (``check(_:)`` reports it).
-    private func pipeline(_ steps: [Step], on handle: OpaquePointer) async -> OpaquePointer? {
+    private func pipeline(_ steps: [Step], on handle: OpaquePointer, within limits: inout AnswerLimits) async -> OpaquePointer? {
         var succeeded: Set<Int> = []
         // Whatever happens, a statement whose Parse did not succeed is prepared again next time.
         defer { forgetUnprepared(steps, succeeded: succeeded) }
@@ -384,7 +391,7 @@ public actor PostgresConnection {
             guard Self.send(step, on: handle) == 1 else { return nil }
         }
         guard PQpipelineSync(handle) == 1 else { return nil }
-        guard (try? await flush(handle, until: nil)) != nil else { return nil }
+        guard await flush(handle, within: limits) else { return nil }
         // Each step's results end with a NULL; the sync's own result ends the pipeline.
         var results: [OpaquePointer] = []
         var ends = 0
@@ -405,7 +412,7 @@ public actor PostgresConnection {
             // Over TLS, what libpq has not read may already sit decrypted in OpenSSL, where the
             // socket will never report it: read on instead of waiting.
             if purse_tls_read_pending(handle) == 0 {
-                guard (try? await readiness.wait()) != nil else { break }
+                guard await waitForAnswer(within: &limits) else { break }
             }
             guard PQconsumeInput(handle) == 1 else { break }
         }
@@ -439,8 +446,8 @@ public actor PostgresConnection {
 
     /// Text through the simple-query protocol, outside pipeline mode; the first failure's
     /// result, else the last result, or nil when the connection failed.
-    private func simpleExchange(_ sql: String, on handle: OpaquePointer) async -> OpaquePointer? {
-        guard PQsendQuery(handle, sql) == 1, (try? await flush(handle, until: nil)) != nil else { return nil }
+    private func simpleExchange(_ sql: String, on handle: OpaquePointer, within limits: inout AnswerLimits) async -> OpaquePointer? {
+        guard PQsendQuery(handle, sql) == 1, await flush(handle, within: limits) else { return nil }
         var answer: OpaquePointer?
         while true {
             while PQisBusy(handle) == 0 {
@@ -453,10 +460,54 @@ public actor PostgresConnection {
                 }
             }
             if purse_tls_read_pending(handle) == 0 {
-                guard (try? await readiness.wait()) != nil else { return answer }
+                guard await waitForAnswer(within: &limits) else { return answer }
             }
             guard PQconsumeInput(handle) == 1 else { return answer }
         }
+    }
+
+    /// Waits until the server's answer can be read. At `limits.cancelAt` the statement is
+    /// cancelled on the server and the wait goes on; at `limits.abandonAt` it ends: false, and
+    /// the connection is marked abandoned (``closingIfAbandoned(_:)`` closes it once the
+    /// exchange has let go of the handle).
+    private func waitForAnswer(within limits: inout AnswerLimits) async -> Bool {
+        while true {
+            let until = limits.cancelAt ?? limits.abandonAt
+            let outcome = try? await readiness.wait(readable: true, writable: false, timeout: until.map { max(.zero, $0 - .now) })
+            switch outcome {
+            case .readable?, .writable?: return true
+            case nil: return false
+            case .timedOut?:
+                if limits.cancelAt != nil {
+                    limits.cancelAt = nil
+                    canceller.cancel()
+                } else {
+                    isAbandoned = true
+                    return false
+                }
+            }
+        }
+    }
+
+    /// Sends the statements, until the deadline's grace has passed: false when they could not
+    /// be sent, and the connection is marked abandoned when the grace ran out.
+    private func flush(_ handle: OpaquePointer, within limits: AnswerLimits) async -> Bool {
+        guard (try? await flush(handle, until: limits.abandonAt)) == nil else { return true }
+        isAbandoned = limits.abandonAt.map { $0 <= .now } ?? false
+        return false
+    }
+
+    /// `result`, unless the exchange gave the server up: then the connection is closed (the
+    /// server rolls back a transaction block it had open) and the statement fails as a lost
+    /// connection, or, when it may have committed on its own, with an unknown outcome.
+    private func closingIfAbandoned(_ result: OpaquePointer?, mayHaveCommitted: Bool) throws -> OpaquePointer? {
+        guard isAbandoned else { return result }
+        if let result { PQclear(result) }
+        close()
+        throw PGError(
+            mayHaveCommitted ? .commitOutcomeUnknown : .connectionFailed,
+            message: "PostgreSQL answered neither the statement nor its cancel by the deadline's end; the connection was closed"
+        )
     }
 
     /// Writes what libpq holds until it is all sent, reading meanwhile when the server writes
@@ -797,5 +848,31 @@ private final class CancelHandle: @unchecked Sendable {
     func send() {
         var buffer = [CChar](repeating: 0, count: 256)
         _ = PQcancel(pointer, &buffer, Int32(buffer.count))
+    }
+}
+
+/// When a wait for the server's answer cancels its statement, and when it gives the connection
+/// up: from the caller's ``PostgresDeadline`` and, for a `COMMIT`, the connection's own limit.
+private struct AnswerLimits {
+    var cancelAt: ContinuousClock.Instant?
+    let abandonAt: ContinuousClock.Instant?
+
+    /// For a statement: cancelled at the deadline, or `cancellingAfter` from now if sooner, and
+    /// given up `grace` after the deadline. Past the deadline it is not sent at all.
+    static func forStatement(cancellingAfter limit: Duration? = nil) throws -> AnswerLimits {
+        let deadline = PostgresDeadline.current
+        if let deadline, deadline.instant <= .now { throw CancellationError() }
+        var cancelAt = deadline?.instant
+        if let limit {
+            let own = ContinuousClock.now + limit
+            cancelAt = min(cancelAt ?? own, own)
+        }
+        return AnswerLimits(cancelAt: cancelAt, abandonAt: deadline.map { $0.instant + $0.grace })
+    }
+
+    /// For the `ROLLBACK` that cleans up after a statement: never cancelled, given up with the
+    /// deadline's grace.
+    static func forRollback() -> AnswerLimits {
+        AnswerLimits(cancelAt: nil, abandonAt: PostgresDeadline.current.map { $0.instant + $0.grace })
     }
 }

@@ -1,51 +1,13 @@
-import Foundation
-import NIOPosix
 import Postgres
-import PurseCore
 import TestSupport
 import Testing
 
 @testable import PurseServer
 
-/// `--request-timeout`: no request runs past its deadline, whatever it waits on.
+/// `--request-timeout`: no request runs past its deadline, whatever it waits on. The driver keeps
+/// the deadline (Tests/PostgresTests/DeadlineTests.swift); these are what a client sees.
 @Suite("Request deadline")
 struct RequestDeadlineTests {
-    private static func deadline(_ limit: Duration, grace: Duration = .milliseconds(300)) -> RequestDeadline {
-        RequestDeadline(limit: limit, grace: grace, timerLoop: MultiThreadedEventLoopGroup.singleton.next())
-    }
-
-    @Test func workWithinTheDeadlineAnswersAsItIs() async throws {
-        #expect(try await Self.deadline(.seconds(60)).run { 42 } == 42)
-        await #expect(throws: PurseError.self) {
-            try await Self.deadline(.seconds(60)).run { () async throws -> Int in throw PurseError.missingParameter("x") }
-        }
-    }
-
-    /// Stopped at a wait: nothing was under way, so nothing changed.
-    @Test func workStoppedAtAWaitIsADeadlineError() async throws {
-        let error = await #expect(throws: APIError.self) {
-            // A grace no busy machine runs out of: a cancelled sleep stops at once.
-            try await Self.deadline(.milliseconds(200), grace: .seconds(30)).run { () async throws -> Int in
-                try await Task.sleep(for: .seconds(120))
-                return 0
-            }
-        }
-        #expect(error?.status == .serviceUnavailable)
-        #expect(error?.message.contains("Nothing was changed") == true)
-    }
-
-    /// Work that cannot be stopped (its database vanished without a word) is not waited for.
-    @Test func workThatDoesNotStopIsAnsweredWithoutIt() async throws {
-        let error = await #expect(throws: APIError.self) {
-            try await Self.deadline(.milliseconds(200)).run { () async -> Int in
-                await withCheckedContinuation { continuation in
-                    DispatchQueue.global().asyncAfter(deadline: .now() + 120) { continuation.resume(returning: 0) }
-                }
-            }
-        }
-        #expect(error?.message.contains("may or may not") == true)
-    }
-
     /// A request waiting on a row another transaction holds: at the deadline its statement is
     /// cancelled on the server, it answers 503, and nothing of it is applied.
     @Test func aRequestWaitingOnALockAnswersAtItsDeadline() async throws {
@@ -62,6 +24,25 @@ struct RequestDeadlineTests {
             await blocker.close()
             #expect(answer.status == 503, "\(answer.json)")
             #expect(answer.header("Stripe-Should-Retry") == "true")
+            #expect(answer.error?["message"]?.stringValue?.contains("Nothing was changed") == true, "\(answer.json)")
+            #expect(try await account.secret.get("/v1/customers/\(customer)").json["name"] == "Before")
+        }
+    }
+
+    /// A request waiting for a pooled connection answers at its deadline too, before the pool's
+    /// own checkout timeout, and the request after it is served.
+    @Test func aRequestWaitingForAConnectionAnswersAtItsDeadline() async throws {
+        let configuration = ServerConfiguration(port: 0, logLevel: .warning, requestTimeout: .seconds(1))
+        let pool = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(600))
+        try await LiveServer.with(configuration: configuration, poolOptions: pool) { server in
+            let account = try await server.makeAccount()
+            let customer = try #require(try await account.secret.post("/v1/customers", "name=Before").json["id"]?.stringValue)
+            let answer = try await server.pool.withConnection { _ in
+                try await account.secret.post("/v1/customers/\(customer)", "name=After")
+            }
+            #expect(answer.status == 503, "\(answer.json)")
+            #expect(answer.error?["message"]?.stringValue?.contains("Nothing was changed") == true, "\(answer.json)")
+            #expect(server.pool.statistics.timeouts == 0)
             #expect(try await account.secret.get("/v1/customers/\(customer)").json["name"] == "Before")
         }
     }

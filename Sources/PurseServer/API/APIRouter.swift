@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Postgres
 import PurseCore
 import PurseModels
 
@@ -46,7 +47,7 @@ final class APIRouter {
         /// Test-only (debug builds): where a request with an idempotency key may kill the server.
         let faultPoint: FaultPoint?
         /// `--request-timeout`, when on.
-        let deadline: RequestDeadline?
+        let requestTimeout: Duration?
     }
 
     init(router: Router<PurseRequestContext>, pipeline: Pipeline) {
@@ -96,12 +97,26 @@ final class APIRouter {
 }
 
 extension APIRouter.Pipeline {
-    /// The request's steps, within its deadline when there is one.
+    /// How long after its deadline a request's cancelled statement has to answer before its
+    /// connection is given up (``PostgresDeadline``).
+    static let deadlineGrace: Duration = .seconds(1)
+
+    /// The request's steps, within its deadline (`--request-timeout`) when there is one. The
+    /// deadline is the database driver's to keep (``PostgresDeadline``): at it, the request's wait
+    /// for a connection ends and its running statement is cancelled on the server, with no timer
+    /// or task per request. Stopped that way, nothing of the request was applied.
     func respond(
         to request: Request, context: PurseRequestContext, route: APIRouter.Route, handler: @escaping APIRouter.Handler
     ) async throws -> Response {
-        guard let deadline else { return try await respondUnbounded(to: request, context: context, route: route, handler: handler) }
-        return try await deadline.run { try await respondUnbounded(to: request, context: context, route: route, handler: handler) }
+        guard let requestTimeout else { return try await respondUnbounded(to: request, context: context, route: route, handler: handler) }
+        let deadline = PostgresDeadline(.now + requestTimeout, grace: Self.deadlineGrace)
+        do {
+            return try await PostgresDeadline.$current.withValue(deadline) {
+                try await respondUnbounded(to: request, context: context, route: route, handler: handler)
+            }
+        } catch is CancellationError where deadline.instant <= .now {
+            throw APIError.deadlineExceeded(requestTimeout)
+        }
     }
 
     private func respondUnbounded(

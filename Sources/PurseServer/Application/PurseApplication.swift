@@ -2,7 +2,6 @@ public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 public import Logging
-import NIOPosix
 package import NIOSSL
 public import Postgres
 import Prometheus
@@ -87,9 +86,7 @@ public struct PurseApplication {
                 clientAddress: ClientAddress(trustedProxies: configuration.trustedProxies),
                 ignoredParameters: IgnoredParameters(registry: metrics),
                 faultPoint: FaultPoint.fromEnvironment(),
-                deadline: configuration.requestTimeout.map {
-                    RequestDeadline(limit: $0, grace: .seconds(1), timerLoop: MultiThreadedEventLoopGroup.singleton.next())
-                }
+                requestTimeout: configuration.requestTimeout
             )
         )
         let health = HealthController(health: try DatabaseHealth(pool: pool))

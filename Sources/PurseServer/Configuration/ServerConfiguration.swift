@@ -14,7 +14,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     /// Seconds a client has to send a request's headers, and then its body; see
     /// `RequestReadTimeoutHandler`.
     public var readTimeout: Int
-    /// How long an API request may run before it is stopped (``RequestDeadline``); nil for no
+    /// How long an API request may run before it is stopped (``Postgres/PostgresDeadline``); nil for no
     /// limit beyond the database's own.
     public var requestTimeout: Duration?
     /// Requests per key per second, or nil for no limit (the default); see ``RateLimiter``. Also

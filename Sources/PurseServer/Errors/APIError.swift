@@ -110,25 +110,12 @@ extension APIError {
     }
 
     /// 503 for a request stopped at its deadline (`--request-timeout`) while it waited, for a
-    /// database connection or a lock: nothing was changed; the SDKs retry it.
+    /// database connection, a lock or a statement: nothing was changed; the SDKs retry it.
     static func deadlineExceeded(_ limit: Duration) -> APIError {
         APIError(
             status: .serviceUnavailable,
             kind: .api,
             message: "The request did not finish within \(seconds(limit)) seconds and was stopped. Nothing was changed; retry it shortly.",
-            headers: [.stripeShouldRetry: "true"]
-        )
-    }
-
-    /// 503 for a request still running after its deadline and the grace to stop: its database
-    /// stopped answering. It may yet be applied; a retry with the same `Idempotency-Key` answers
-    /// with what happened once it is over.
-    static func deadlineExceededOutcomeUnknown(_ limit: Duration) -> APIError {
-        APIError(
-            status: .serviceUnavailable,
-            kind: .api,
-            message: "The request did not finish within \(seconds(limit)) seconds, so it may or may not be applied. "
-                + "Retry it with the same Idempotency-Key: the retry answers with its result.",
             headers: [.stripeShouldRetry: "true"]
         )
     }

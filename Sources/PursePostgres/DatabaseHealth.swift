@@ -51,7 +51,7 @@ public struct DatabaseHealth: Sendable {
                             "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on' AS read_only"
                         )
                         if try mode[0]["read_only", as: Bool.self] { return .readOnly }
-                        try await connection.queueCommitMarker("readiness probe")
+                        try connection.queueCommitMarker("readiness probe")
                         return .ready
                     }
                 }

@@ -124,7 +124,7 @@ sheet_settings_props = {
     "duplicate_cards": {"enum": ["allow", "reuse"]},
     "expand": {"type": "array", "items": S},
 }
-EVENT_TYPES = ["*", "customer.created", "customer.updated", "customer.deleted", "payment_method.attached", "payment_method.detached",
+EVENT_TYPES = ["*", "billing_portal.configuration.created", "billing_portal.configuration.updated", "billing_portal.session.created", "customer.created", "customer.updated", "customer.deleted", "payment_method.attached", "payment_method.detached",
     "payment_method.updated", "payment_method.automatically_updated", "setup_intent.created", "setup_intent.requires_action",
     "setup_intent.succeeded", "setup_intent.setup_failed", "setup_intent.canceled"]
 webhook_create_props = {"url": {"type": "string", "format": "uri"}, "enabled_events": {"type": "array", "items": {"enum": EVENT_TYPES}, "minItems": 1},
@@ -138,6 +138,49 @@ STRIPE_VERSION = {"type": "string", "pattern": r"^[ \t]*[0-9]{4}-(0[1-9]|1[0-2])
 TEST_BANK_PAGE = [{"name": "token", "in": "path", "required": True, "schema": S, "description": "The page's token"},
                   {"name": "session", "in": "query", "required": True, "schema": S, "description": "The Financial Connections session"}]
 AUTH_PATH = [pathid("The setup intent"), {"name": "token", "in": "path", "required": True, "schema": S, "description": "The page's token"}]
+# The customer portal (billing_portal): only payment_method_update can be on; the other features may be sent switched off.
+PORTAL_LOCALES = ["auto", "bg", "cs", "da", "de", "el", "en", "en-AU", "en-CA", "en-GB", "en-IE", "en-IN", "en-NZ", "en-SG", "es", "es-419",
+    "et", "fi", "fil", "fr", "fr-CA", "hr", "hu", "id", "it", "ja", "ko", "lt", "lv", "ms", "mt", "nb", "nl", "pl", "pt", "pt-BR",
+    "ro", "ru", "sk", "sl", "sv", "th", "tr", "vi", "zh", "zh-HK", "zh-TW"]
+OFF = {"const": False, "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"}
+WEB_URL = {"type": "string", "format": "uri", "maxLength": 2048, "description": "An http or https URL (url_invalid otherwise)"}
+def portal_switch(enabled, required):
+    s = {"type": "object", "properties": {"enabled": enabled}, "additionalProperties": False}
+    if required: s["required"] = ["enabled"]
+    return s
+def portal_features(creating):
+    customer_update = portal_switch(OFF, creating)
+    customer_update["properties"] = dict(customer_update["properties"], allowed_updates={"type": "array", "items": S, "maxItems": 0, "description": "Only empty: the portal does not update customer details"})
+    return {"type": "object", "properties": {
+        "customer_update": customer_update, "invoice_history": portal_switch(OFF, True),
+        "payment_method_update": portal_switch({"type": "boolean"}, True),
+        "subscription_cancel": portal_switch(OFF, creating), "subscription_update": portal_switch(OFF, creating)}, "additionalProperties": False}
+portal_configuration_props = {
+    "business_profile": {"type": "object", "properties": {"headline": {"type": "string", "maxLength": 60}, "privacy_policy_url": WEB_URL, "terms_of_service_url": WEB_URL}, "additionalProperties": False},
+    "default_return_url": RETURN_URL, "features": portal_features(True), "login_page": portal_switch(OFF, True),
+    "metadata": metadata_param, "name": {"type": "string", "maxLength": 256}, "expand": {"type": "array", "items": S},
+}
+portal_configuration_update_props = {"active": {"type": "boolean", "description": "The default configuration cannot be deactivated"},
+    **portal_configuration_props, "features": portal_features(False)}
+portal_session_props = {
+    "customer": S, "configuration": {"type": "string", "description": "An active configuration; the account's default when left out"},
+    "flow_data": {"type": "object", "properties": {
+        "type": {"enum": ["payment_method_update"], "description": "Stripe's subscription flows are refused (400, param flow_data[type]): Purse keeps no subscriptions"},
+        "after_completion": {"type": "object", "properties": {
+            "type": {"enum": ["hosted_confirmation", "portal_homepage", "redirect"]},
+            "redirect": {"type": "object", "properties": {"return_url": RETURN_URL}, "required": ["return_url"], "additionalProperties": False},
+            "hosted_confirmation": {"type": "object", "properties": {"custom_message": {"type": "string", "maxLength": 500}}, "additionalProperties": False}},
+            "required": ["type"], "additionalProperties": False}},
+        "required": ["type"], "additionalProperties": False},
+    "locale": {"enum": PORTAL_LOCALES, "description": "fr and fr-CA pages are in French, auto follows the browser, the others are in English"},
+    "return_url": RETURN_URL, "expand": {"type": "array", "items": S},
+}
+def html(desc): return {"description": desc, "content": {"text/html": {"schema": {"type": "string"}}}}
+PORTAL_PATH = [pathid("The portal session (bps_...)"), {"name": "token", "in": "path", "required": True, "schema": S, "description": "The session's token, from its url"}]
+PORTAL_PM = {"name": "payment_method", "in": "path", "required": True, "schema": S, "description": "One of the customer's payment methods"}
+PORTAL_CLOSED = html("This link has expired: the session is unknown, revoked or expired, or the token is wrong")
+PORTAL_FORBIDDEN = html("No or a wrong csrf_token, or the form came from another site (Sec-Fetch-Site: cross-site, or a foreign Origin)")
+PORTAL_CSRF = {"type": "object", "properties": {"csrf_token": S}, "required": ["csrf_token"]}
 
 doc = {
   "openapi": "3.1.0",
@@ -180,7 +223,7 @@ doc = {
       "get": {"operationId": "retrieveSelectedPaymentOption", "summary": "The option the customer picked on any device (Purse)", "parameters": [pathid("The customer"), EXPAND], "responses": resp(ref("SelectedPaymentOption"))},
       "post": {"operationId": "selectPaymentOption", "summary": "Select a payment method (it becomes the default), apple_pay, link, or none (empty)", "parameters": [pathid("The customer")], "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {"option": S, "expand": {"type": "array", "items": S}}, "required": ["option"], "additionalProperties": False}}, "application/json": {"schema": {"type": "object", "properties": {"option": {"type": ["string", "null"]}, "expand": {"type": "array", "items": S}}, "required": ["option"], "additionalProperties": False}}}}, "responses": resp(ref("SelectedPaymentOption"))},
     },
-    "/v1/customers/{id}/revoke_credentials": {"post": {"operationId": "revokeCustomerCredentials", "summary": "Revoke every ephemeral key and customer session of the customer at once (sign out everywhere)", "parameters": [pathid("The customer")], "requestBody": body({"expand": {"type": "array", "items": S}}), "responses": resp(ref("CredentialRevocation"))}},
+    "/v1/customers/{id}/revoke_credentials": {"post": {"operationId": "revokeCustomerCredentials", "summary": "Revoke every ephemeral key, customer session and customer portal session of the customer at once (sign out everywhere)", "parameters": [pathid("The customer")], "requestBody": body({"expand": {"type": "array", "items": S}}), "responses": resp(ref("CredentialRevocation"))}},
     "/v1/ephemeral_keys": {"post": {"operationId": "createEphemeralKey", "summary": "Create an ephemeral key for a customer's device (secret key; the Stripe-Version header is required)", "parameters": [{"name": "Stripe-Version", "in": "header", "required": True, "schema": STRIPE_VERSION}], "requestBody": body({"customer": S, "customer_sheet_settings": S, "expand": {"type": "array", "items": S}}, ["customer"]), "responses": resp(ref("EphemeralKey"))}},
     "/v1/ephemeral_keys/{id}": {"delete": {"operationId": "revokeEphemeralKey", "summary": "Revoke an ephemeral key at once", "parameters": [pathid()], "responses": resp(ref("EphemeralKey"))}},
     "/v1/setup_intents": {
@@ -256,6 +299,43 @@ doc = {
         {"name": "Stripe-Mobile-Session-Contract", "in": "header", "required": False, "schema": S,
          "description": "stripe-ios's contract (`major=1; revision=<16 hex>`): answered with the same header and `mobile_payment_element`"}],
         "responses": resp(ref("ElementsSession"))}},
+    "/v1/billing_portal/configurations": {
+      "post": {"operationId": "createBillingPortalConfiguration", "summary": "Create a customer portal configuration (secret key); features is required, and only features[payment_method_update] can be enabled", "requestBody": body(portal_configuration_props, ["features"]), "responses": resp(ref("BillingPortalConfiguration"))},
+      "get": {"operationId": "listBillingPortalConfigurations", "summary": "List portal configurations, newest first (secret key); the account's default is made the first time it is needed", "parameters": [q("active", {"type": "boolean"}), q("is_default", {"type": "boolean"})] + PAGE + [EXPAND], "responses": resp(ref("BillingPortalConfigurationList"))},
+    },
+    "/v1/billing_portal/configurations/{id}": {
+      "get": {"operationId": "retrieveBillingPortalConfiguration", "summary": "Retrieve a portal configuration (secret key)", "parameters": [pathid(), EXPAND], "responses": resp(ref("BillingPortalConfiguration"))},
+      "post": {"operationId": "updateBillingPortalConfiguration", "summary": "Update a portal configuration: only what is sent changes; an empty value unsets (secret key)", "parameters": [pathid()], "requestBody": body(portal_configuration_update_props), "responses": resp(ref("BillingPortalConfiguration"))},
+    },
+    "/v1/billing_portal/sessions": {"post": {"operationId": "createBillingPortalSession", "summary": "Create a customer portal session (secret key); its url is shown once, in this answer. on_behalf_of (Connect) is refused.", "requestBody": body(portal_session_props, ["customer"]), "responses": resp(ref("BillingPortalSession"))}},
+    "/p/session/{id}/{token}": {"get": {"operationId": "showPortalPage", "summary": "The customer portal, where a session's url points (public; the url is the credential): the customer's payment methods, or the add form while a payment_method_update flow is pending. Changes nothing.", "security": [],
+        "parameters": PORTAL_PATH + [q("done", {"enum": ["added", "default", "removed"]}, "The notice to show after an action"), q("failed", {"const": "authentication"}, "A 3D Secure attempt failed: the add form again, with why")],
+        "responses": {"200": HTML, "404": PORTAL_CLOSED, "default": ERR}}},
+    "/p/session/{id}/{token}/add": {"get": {"operationId": "showPortalAddPage", "summary": "The portal's add form (card or SEPA Direct Debit, as the sheet settings offer); redirects (303) to the portal when adding is off. Changes nothing.", "security": [],
+        "parameters": PORTAL_PATH + [q("type", {"enum": ["card", "sepa_debit"]}), q("failed", {"const": "authentication"}, "A 3D Secure attempt failed: the form again, with why")],
+        "responses": {"200": HTML, "303": {"description": "To the portal, when the session cannot add payment methods"}, "404": PORTAL_CLOSED, "default": ERR}}},
+    "/p/session/{id}/{token}/payment_methods": {"post": {"operationId": "addPortalPaymentMethod", "summary": "The add form: saves the method through a setup intent for the customer, with the API's checks (sheet settings, declines, 3D Secure), then redirects (303): to the portal, or as the flow's after_completion says, or to the 3D Secure page", "security": [], "parameters": PORTAL_PATH,
+        "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {
+            "csrf_token": S, "type": {"enum": ["card", "sepa_debit"]}, "card_number": S, "card_expiry": {"type": "string", "description": "MM / YY"}, "card_cvc": S, "iban": S,
+            **{k: S for k in ["billing_name", "billing_email", "billing_phone", "billing_line1", "billing_line2", "billing_city", "billing_state", "billing_postal_code", "billing_country"]},
+            "make_default": {"type": "string", "description": "Present (a ticked checkbox): the method becomes the default"}}, "required": ["csrf_token", "type"]}}}},
+        "responses": {"303": {"description": "Saved: to the portal (?done=added), the flow's redirect return_url, or its /done page; or to the 3D Secure page"},
+                      "400": html("Invalid input: the form again, with the error (card number and CVC never echoed)"), "402": html("Declined: the form again, with why"),
+                      "403": PORTAL_FORBIDDEN, "404": PORTAL_CLOSED, "413": html("The form is too large"), "default": ERR}}},
+    "/p/session/{id}/return/{setup_intent}": {"get": {"operationId": "returnToPortalFromAuthentication", "summary": "Where the 3D Secure page sends the customer back: finishes the addition (public; the return cookie set when the browser left proves it is the same browser), then redirects (303) as after any addition, or back to the form when authentication failed", "security": [],
+        "parameters": [pathid("The portal session (bps_...)"), {"name": "setup_intent", "in": "path", "required": True, "schema": S, "description": "The setup intent that was authenticated"},
+                       q("make_default", {"const": "true"}, "The method becomes the default"),
+                       {"name": "purse_portal_return", "in": "cookie", "required": True, "schema": S, "description": "Set (HttpOnly, SameSite=Lax, this path only) by the add form's redirect to 3D Secure"}],
+        "responses": {"200": html("Saved, and the flow sends the customer to another site: a page that goes on there"), "303": {"description": "To the portal, the flow's /done page, or the form again after a failed authentication"},
+                      "404": PORTAL_CLOSED, "default": ERR}}},
+    "/p/session/{id}/{token}/payment_methods/{payment_method}/default": {"post": {"operationId": "setPortalDefaultPaymentMethod", "summary": "Make a payment method the customer's default, then redirect (303) to the portal (?done=default)", "security": [], "parameters": PORTAL_PATH + [PORTAL_PM],
+        "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": PORTAL_CSRF}}},
+        "responses": {"303": {"description": "To the portal"}, "400": html("Refused: the portal again, with why"), "403": PORTAL_FORBIDDEN, "404": PORTAL_CLOSED, "413": html("The form is too large"), "default": ERR}}},
+    "/p/session/{id}/{token}/payment_methods/{payment_method}/remove": {"post": {"operationId": "removePortalPaymentMethod", "summary": "Remove (detach) a payment method, then redirect (303) to the portal (?done=removed); the default cannot be removed while the customer has another method", "security": [], "parameters": PORTAL_PATH + [PORTAL_PM],
+        "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": PORTAL_CSRF}}},
+        "responses": {"303": {"description": "To the portal"}, "400": html("Refused (the default while another method remains): the portal again, with why"), "403": PORTAL_FORBIDDEN, "404": PORTAL_CLOSED, "413": html("The form is too large"), "default": ERR}}},
+    "/p/session/{id}/{token}/done": {"get": {"operationId": "showPortalDonePage", "summary": "The hosted confirmation a completed flow ends on (after_completion hosted_confirmation): its custom_message and the return link; redirects (303) to the portal otherwise. Changes nothing.", "security": [], "parameters": PORTAL_PATH,
+        "responses": {"200": HTML, "303": {"description": "To the portal, when there is no completed flow"}, "404": PORTAL_CLOSED, "default": ERR}}},
     "/v1/webhook_endpoints": {
       "post": {"operationId": "createWebhookEndpoint", "summary": "Create a webhook endpoint; its signing secret is shown once (secret key)", "requestBody": body(webhook_create_props, ["url", "enabled_events"]), "responses": resp(ref("WebhookEndpoint"))},
       "get": {"operationId": "listWebhookEndpoints", "summary": "List webhook endpoints (secret key)", "parameters": PAGE + [EXPAND], "responses": resp(ref("WebhookEndpointList"))},
@@ -326,8 +406,9 @@ doc = {
       "SelectedPaymentOption": {"type": "object", "required": ["object", "customer", "option", "payment_method", "unavailable_reason"], "properties": {
           "object": {"const": "selected_payment_option"}, "customer": S, "option": nullable("string"),
           "payment_method": nref("PaymentMethod"), "unavailable_reason": nullable("string")}},
-      "CredentialRevocation": {"type": "object", "required": ["object", "customer", "ephemeral_keys_revoked", "customer_sessions_revoked"], "properties": {
-          "object": {"const": "credential_revocation"}, "customer": S, "ephemeral_keys_revoked": {"type": "integer"}, "customer_sessions_revoked": {"type": "integer"}}},
+      "CredentialRevocation": {"type": "object", "required": ["object", "customer", "ephemeral_keys_revoked", "customer_sessions_revoked", "billing_portal_sessions_revoked"], "properties": {
+          "object": {"const": "credential_revocation"}, "customer": S, "ephemeral_keys_revoked": {"type": "integer"}, "customer_sessions_revoked": {"type": "integer"},
+          "billing_portal_sessions_revoked": {"type": "integer"}}},
       "EphemeralKey": {"type": "object", "required": ["id", "object", "associated_objects", "created", "expires", "livemode"], "properties": {
           "id": S, "object": {"const": "ephemeral_key"}, "associated_objects": {"type": "array", "items": {"type": "object", "properties": {"type": S, "id": S}}},
           "created": {"type": "integer"}, "expires": {"type": "integer"}, "livemode": {"type": "boolean"}, "secret": S}},
@@ -375,6 +456,41 @@ doc = {
           "billing_details_collection": {"type": "object"}, "default_billing_details": ref("BillingDetails"),
           "saved_payment_method_filter": {"type": "object"}, "duplicate_cards": {"enum": ["allow", "reuse"]}}},
       "CustomerSheetSettingsList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("CustomerSheetSettings")}}}]},
+      "BillingPortalConfiguration": {"type": "object", "required": ["id", "object", "active", "application", "business_profile", "created", "default_return_url", "features", "is_default", "livemode", "login_page", "metadata", "name", "updated"], "properties": {
+          "id": S, "object": {"const": "billing_portal.configuration"}, "active": {"type": "boolean"}, "application": nullable("string"),
+          "business_profile": {"type": "object", "required": ["headline", "privacy_policy_url", "terms_of_service_url"], "properties": {
+              "headline": nullable("string"), "privacy_policy_url": nullable("string"), "terms_of_service_url": nullable("string")}},
+          "created": {"type": "integer"}, "default_return_url": nullable("string"),
+          "features": {"type": "object", "required": ["customer_update", "invoice_history", "payment_method_update", "subscription_cancel", "subscription_update"], "properties": {
+              "customer_update": {"type": "object", "required": ["allowed_updates", "enabled"], "properties": {"allowed_updates": {"type": "array", "items": S}, "enabled": {"const": False}}},
+              "invoice_history": {"type": "object", "required": ["enabled"], "properties": {"enabled": {"const": False}}},
+              "payment_method_update": {"type": "object", "required": ["enabled", "payment_method_configuration"], "properties": {
+                  "enabled": {"type": "boolean"}, "payment_method_configuration": {"type": "null"}}},
+              "subscription_cancel": {"type": "object", "required": ["cancellation_reason", "enabled", "mode", "proration_behavior"], "properties": {
+                  "cancellation_reason": {"type": "object", "required": ["enabled", "options"], "properties": {"enabled": {"const": False}, "options": {"type": "array", "items": S}}},
+                  "enabled": {"const": False}, "mode": {"const": "at_period_end"}, "proration_behavior": {"const": "none"}}},
+              "subscription_update": {"type": "object", "required": ["billing_cycle_anchor", "default_allowed_updates", "enabled", "products", "proration_behavior", "schedule_at_period_end", "trial_update_behavior"], "properties": {
+                  "billing_cycle_anchor": {"type": "null"}, "default_allowed_updates": {"type": "array", "items": S}, "enabled": {"const": False},
+                  "products": {"type": "array", "items": S}, "proration_behavior": {"const": "none"},
+                  "schedule_at_period_end": {"type": "object", "required": ["conditions"], "properties": {"conditions": {"type": "array", "items": S}}},
+                  "trial_update_behavior": {"const": "end_trial"}}}}},
+          "is_default": {"type": "boolean"}, "livemode": {"type": "boolean"},
+          "login_page": {"type": "object", "required": ["enabled", "url"], "properties": {"enabled": {"const": False}, "url": {"type": "null"}}},
+          "metadata": ref("Metadata"), "name": nullable("string"), "updated": {"type": "integer"}}},
+      "BillingPortalConfigurationList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("BillingPortalConfiguration")}}}]},
+      "BillingPortalSession": {"type": "object", "required": ["id", "object", "configuration", "created", "customer", "customer_account", "flow", "livemode", "locale", "on_behalf_of", "return_url", "url"], "properties": {
+          "id": S, "object": {"const": "billing_portal.session"}, "configuration": S, "created": {"type": "integer"}, "customer": S,
+          "customer_account": {"type": "null"},
+          "flow": {"type": ["object", "null"], "required": ["after_completion", "subscription_cancel", "subscription_update", "subscription_update_confirm", "type"], "properties": {
+              "after_completion": {"type": "object", "required": ["hosted_confirmation", "redirect", "type"], "properties": {
+                  "hosted_confirmation": {"type": ["object", "null"], "required": ["custom_message"], "properties": {"custom_message": nullable("string")}},
+                  "redirect": {"type": ["object", "null"], "required": ["return_url"], "properties": {"return_url": S}},
+                  "type": {"enum": ["hosted_confirmation", "portal_homepage", "redirect"]}}},
+              "subscription_cancel": {"type": "null"}, "subscription_update": {"type": "null"}, "subscription_update_confirm": {"type": "null"},
+              "type": {"const": "payment_method_update"}}},
+          "livemode": {"type": "boolean"}, "locale": {"enum": PORTAL_LOCALES + [None]}, "on_behalf_of": {"type": "null"},
+          "return_url": nullable("string"),
+          "url": {"type": ["string", "null"], "description": "{base}/p/session/{id}/{token}: only in the answer that creates the session, null everywhere else (events included)"}}},
       "WebhookEndpoint": {"type": "object", "required": ["id", "object", "created", "enabled_events", "livemode", "metadata", "status", "url"], "properties": {
           "id": S, "object": {"const": "webhook_endpoint"}, "api_version": nullable("string"), "application": nullable("string"),
           "created": {"type": "integer"}, "description": nullable("string"), "enabled_events": {"type": "array", "items": S},

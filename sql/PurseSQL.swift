@@ -27,6 +27,7 @@ public enum PurseSQL {
         ("0022_billing_details_tax_id.sql", text(PackageResources._022_billing_details_tax_id_sql)),
         ("0023_setup_intent_options.sql", text(PackageResources._023_setup_intent_options_sql)),
         ("0024_customer_metadata_search.sql", text(PackageResources._024_customer_metadata_search_sql)),
+        ("0025_billing_portal.sql", text(PackageResources._025_billing_portal_sql)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

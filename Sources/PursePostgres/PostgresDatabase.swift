@@ -79,6 +79,7 @@ public struct PostgresDatabase: Database {
     static func repositories(on connection: PostgresConnection) -> Repositories {
         Repositories(
             accounts: PostgresAccountRepository(connection: connection),
+            billingPortal: PostgresBillingPortalRepository(connection: connection),
             customerCredentials: PostgresCustomerCredentialRepository(connection: connection),
             customers: PostgresCustomerRepository(connection: connection),
             events: PostgresEventRepository(connection: connection),

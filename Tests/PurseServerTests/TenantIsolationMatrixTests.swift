@@ -41,13 +41,17 @@ struct TenantIsolationMatrixTests {
         var linkSessionSecret: String
         var linkedAccount: String
         var testBankToken: String
+        /// A customer portal configuration, and a portal session with its URL's token.
+        var portalConfiguration: String
+        var portalSession: String
+        var portalToken: String
 
         /// Every value, ids before the secrets that contain them.
         var all: [String] {
             [
                 customer, attachedCard, unattachedCard, setupIntent, setupIntentSecret, authenticationToken, customerSession,
                 customerSessionSecret, ephemeralKey, sheetSettings, defaultSheetSettings, event, webhookEndpoint, linkSession,
-                linkSessionSecret, linkedAccount, testBankToken,
+                linkSessionSecret, linkedAccount, testBankToken, portalConfiguration, portalSession, portalToken,
             ]
         }
 
@@ -65,6 +69,7 @@ struct TenantIsolationMatrixTests {
             }
             let ghostIntent = ghost(setupIntent)
             let ghostSession = ghost(linkSession)
+            let ghostPortalSession = ghost(portalSession)
             return Targets(
                 customer: ghost(customer), attachedCard: ghost(attachedCard), unattachedCard: ghost(unattachedCard),
                 setupIntent: ghostIntent, setupIntentSecret: secrets.setupIntentClientSecret(ghostIntent),
@@ -73,7 +78,8 @@ struct TenantIsolationMatrixTests {
                 sheetSettings: ghost(sheetSettings), defaultSheetSettings: ghost(defaultSheetSettings), event: ghost(event),
                 webhookEndpoint: ghost(webhookEndpoint), linkSession: ghostSession,
                 linkSessionSecret: secrets.financialConnectionsClientSecret(ghostSession), linkedAccount: ghost(linkedAccount),
-                testBankToken: secrets.testBankPageToken(ghostSession)
+                testBankToken: secrets.testBankPageToken(ghostSession), portalConfiguration: ghost(portalConfiguration),
+                portalSession: ghostPortalSession, portalToken: secrets.portalSessionToken(ghostPortalSession)
             )
         }
     }
@@ -93,6 +99,10 @@ struct TenantIsolationMatrixTests {
         /// B's own Financial Connections session (pending), and its page's token.
         let linkSession: String
         let testBankToken: String
+        /// B's own portal session, its URL's token and its pages' form token.
+        let portalSession: String
+        let portalToken: String
+        let portalFormToken: String
 
         func client(_ caller: Caller) -> APIClient {
             switch caller {
@@ -356,6 +366,42 @@ struct TenantIsolationMatrixTests {
         .victim("POST /v1/webhook_endpoints/{id}") { a, _, _ in ("/v1/webhook_endpoints/\(a.webhookEndpoint)", "disabled=true") },
         .victim("DELETE /v1/webhook_endpoints/{id}") { a, _, _ in ("/v1/webhook_endpoints/\(a.webhookEndpoint)", nil) },
         .victim("GET /v1/webhook_endpoints/{id}/deliveries") { a, _, _ in ("/v1/webhook_endpoints/\(a.webhookEndpoint)/deliveries", nil) },
+
+        // The customer portal's configurations and sessions.
+        .ownAccount("POST /v1/billing_portal/configurations") { _ in
+            ("/v1/billing_portal/configurations", "features[payment_method_update][enabled]=true")
+        },
+        .ownAccount("GET /v1/billing_portal/configurations") { _ in ("/v1/billing_portal/configurations", nil) },
+        .victim("GET /v1/billing_portal/configurations") { a, _, _ in
+            ("/v1/billing_portal/configurations?starting_after=\(a.portalConfiguration)", nil)
+        },
+        .victim("GET /v1/billing_portal/configurations/{id}") { a, _, _ in ("/v1/billing_portal/configurations/\(a.portalConfiguration)", nil) },
+        .victim("POST /v1/billing_portal/configurations/{id}") { a, _, _ in
+            ("/v1/billing_portal/configurations/\(a.portalConfiguration)", "name=mallory")
+        },
+        .victim("POST /v1/billing_portal/sessions") { a, _, _ in ("/v1/billing_portal/sessions", "customer=\(a.customer)") },
+        .victim("POST /v1/billing_portal/sessions") { a, b, _ in
+            ("/v1/billing_portal/sessions", "customer=\(b.customer)&configuration=\(a.portalConfiguration)")
+        },
+        // Its pages: B's own (so their statements run), A's session with B's token, B's session with A's, B's session naming A's objects.
+        .ownAccount("GET /p/session/{id}/{token}") { b in ("/p/session/\(b.portalSession)/\(b.portalToken)", nil) },
+        .victim("GET /p/session/{id}/{token}") { a, b, _ in ("/p/session/\(a.portalSession)/\(b.portalToken)", nil) },
+        .victim("GET /p/session/{id}/{token}") { a, b, _ in ("/p/session/\(b.portalSession)/\(a.portalToken)", nil) },
+        .victim("GET /p/session/{id}/{token}/add") { a, b, _ in ("/p/session/\(a.portalSession)/\(b.portalToken)/add", nil) },
+        .victim("GET /p/session/{id}/{token}/done") { a, b, _ in ("/p/session/\(b.portalSession)/\(a.portalToken)/done", nil) },
+        .victim("POST /p/session/{id}/{token}/payment_methods") { a, b, _ in
+            (
+                "/p/session/\(a.portalSession)/\(b.portalToken)/payment_methods",
+                "csrf_token=\(b.portalFormToken)&type=card&card_number=4242424242424242&card_expiry=12%2F34&card_cvc=123"
+            )
+        },
+        .victim("POST /p/session/{id}/{token}/payment_methods/{payment_method}/default") { a, b, _ in
+            ("/p/session/\(b.portalSession)/\(b.portalToken)/payment_methods/\(a.attachedCard)/default", "csrf_token=\(b.portalFormToken)")
+        },
+        .victim("POST /p/session/{id}/{token}/payment_methods/{payment_method}/remove") { a, b, _ in
+            ("/p/session/\(b.portalSession)/\(b.portalToken)/payment_methods/\(a.attachedCard)/remove", "csrf_token=\(b.portalFormToken)")
+        },
+        .victim("GET /p/session/{id}/return/{setup_intent}") { a, b, _ in ("/p/session/\(b.portalSession)/return/\(a.setupIntent)", nil) },
     ]
 
     @Test func everyRouteAndCredentialOfOneAccountIsBlindToAnother() async throws {
@@ -442,6 +488,11 @@ struct TenantIsolationMatrixTests {
         let defaultSheetSettings = try await id(of: api.get("/v1/customer_sheet_settings/default"))
         let event = try #require(try await api.get("/v1/events").json["data"]?.arrayValue?.first?["id"]?.stringValue)
         let link = try await linkedSession(server, account, customer: customer)
+        let portalConfiguration = try await id(
+            of: api.post("/v1/billing_portal/configurations", "features[payment_method_update][enabled]=true&name=victim")
+        )
+        let portal = try await api.post("/v1/billing_portal/sessions", "customer=\(customer)&configuration=\(portalConfiguration)")
+        let portalToken = try #require(portal.json["url"]?.stringValue?.split(separator: "/").last.map(String.init))
         // Last, so that no event of A is queued for it and the delivery tables stay still.
         let webhookEndpoint = try await id(
             of: api.post("/v1/webhook_endpoints", "url=http%3A%2F%2F127.0.0.1%3A9%2Fvictim&enabled_events[]=*&description=victim")
@@ -451,7 +502,8 @@ struct TenantIsolationMatrixTests {
             setupIntentSecret: try #require(intent.json["client_secret"]?.stringValue), authenticationToken: pending,
             customerSession: session.id, customerSessionSecret: session.clientSecret, ephemeralKey: ephemeralKey,
             sheetSettings: sheetSettings, defaultSheetSettings: defaultSheetSettings, event: event, webhookEndpoint: webhookEndpoint,
-            linkSession: link.session, linkSessionSecret: link.secret, linkedAccount: link.account, testBankToken: link.token
+            linkSession: link.session, linkSessionSecret: link.secret, linkedAccount: link.account, testBankToken: link.token,
+            portalConfiguration: portalConfiguration, portalSession: try id(of: portal), portalToken: portalToken
         )
         return (account, targets)
     }
@@ -469,6 +521,9 @@ struct TenantIsolationMatrixTests {
             "/v1/connections/link_account_sessions_for_deferred_payment", "unique_id=elements_session_mallory"
         )
         let linkSession = try id(of: link)
+        let portal = try await api.post("/v1/billing_portal/sessions", "customer=\(customer)")
+        let portalSession = try id(of: portal)
+        let secrets = DerivedSecrets(masterKey: server.masterKey)
         return Attacker(
             account: account, customer: customer,
             attachedCard: try await id(of: api.post("/v1/payment_methods/pm_card_visa/attach", "customer=\(customer)")),
@@ -477,7 +532,8 @@ struct TenantIsolationMatrixTests {
             authenticationToken: try await pendingAuthentication(api, intent: try id(of: intent)),
             sessionSecret: session.clientSecret, ephemeralKey: try await account.ephemeralKey(for: customer).secret,
             sessionKey: session.apiKey, linkSession: linkSession,
-            testBankToken: DerivedSecrets(masterKey: server.masterKey).testBankPageToken(linkSession)
+            testBankToken: secrets.testBankPageToken(linkSession), portalSession: portalSession,
+            portalToken: secrets.portalSessionToken(portalSession), portalFormToken: secrets.portalFormToken(portalSession)
         )
     }
 
@@ -539,9 +595,11 @@ struct TenantIsolationMatrixTests {
         if answer.status == 403, answer.error?["code"] != "secret_key_required" {
             problems.append("403 that is not about the kind of key: \(describe(answer))")
         }
-        // Other refusals say the object is missing, or refuse the attacker's own client secret.
+        // Other refusals say the object is missing (a portal page: its "link has expired" page),
+        // or refuse the attacker's own client secret.
         let credentialParameters: Set<String> = ["client_secret", "customer_session_client_secret"]
-        if (400..<500).contains(answer.status), answer.status != 403, answer.error?["code"] != "resource_missing",
+        let isClosedPage = answer.status == 404 && answer.header("Content-Type")?.hasPrefix("text/html") == true
+        if (400..<500).contains(answer.status), answer.status != 403, !isClosedPage, answer.error?["code"] != "resource_missing",
             !credentialParameters.contains(answer.error?["param"]?.stringValue ?? "")
         {
             problems.append("refused otherwise than resource_missing: \(describe(answer))")

@@ -17,6 +17,10 @@ struct TenantScopedStatementTests {
         (#"WHERE k\.secret_hash = \$1 AND k\.revoked_at IS NULL"#, "an ephemeral key or session key names its account"),
         (#"FROM setup_intents WHERE id = \$1( FOR UPDATE)?$"#, "the 3D Secure and microdeposits pages are reached by their URL alone"),
         (#"FROM financial_connections_sessions WHERE id = \$1( FOR UPDATE)?$"#, "the test-bank page is reached by its URL alone"),
+        (
+            #"^UPDATE billing_portal_sessions s SET last_active = \$1 FROM customers c WHERE s\.id = \$2"#,
+            "the portal's pages are reached by their URL alone"
+        ),
         (#"^DELETE FROM ephemeral_keys WHERE expires < \$1$"#, "housekeeping sweeps every account"),
         (#"^DELETE FROM customer_sessions WHERE expires_at < \$1$"#, "housekeeping sweeps every account"),
         (#"^DELETE FROM idempotency_keys WHERE created_at < now\(\)"#, "housekeeping sweeps every account"),
@@ -28,6 +32,10 @@ struct TenantScopedStatementTests {
         (#"FROM setup_intents WHERE status = (\$\d+|'requires_action') AND microdeposits IS NOT NULL"#, "housekeeping sweeps every account"),
         (#"^UPDATE webhook_deliveries d SET claimed_until"#, "the delivery worker serves every account"),
         (#"^UPDATE webhook_deliveries SET state = \$\d+, claimed_until = NULL WHERE seq = \$\d+$"#, "the worker gives up a delivery it claimed"),
+        (
+            #"^UPDATE webhook_deliveries SET state = \$\d+, attempts = \$\d+, claimed_until = \$\d+, next_attempt_at"#,
+            "the worker records its attempt of a delivery it claimed"
+        ),
         (#"^SELECT \(SELECT count\(\*\) FROM webhook_deliveries WHERE state = \$1\) AS pending"#, "the delivery queue's gauges"),
     ]
 

@@ -10,6 +10,11 @@ public struct HTTPCall: Sendable {
     public let status: Int
     public let headers: [String: String]
     public let body: Data
+    /// Where the answer came from: the request's URL, or the last redirect's target.
+    public let url: URL?
+
+    /// The body as text (a page's HTML).
+    public var text: String { String(decoding: body, as: UTF8.self) }
 
     /// The body parsed as JSON (`.null` when it is not JSON).
     public var json: JSONValue { (try? JSONReader.parse(Array(body))) ?? .null }
@@ -52,6 +57,6 @@ public struct HTTPCall: Sendable {
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { fields[name] = value }
         }
-        return HTTPCall(status: http.statusCode, headers: fields, body: data)
+        return HTTPCall(status: http.statusCode, headers: fields, body: data, url: http.url)
     }
 }

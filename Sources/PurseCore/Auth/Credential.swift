@@ -10,6 +10,9 @@ public struct Credential: Sendable, Hashable {
         case ephemeralKey
         /// The ephemeral key a customer session hands out: one customer, within the session's features.
         case customerSession
+        /// A customer portal session's pages (`/p/session/...`): one customer, within the portal
+        /// configuration's features.
+        case billingPortal
     }
 
     public let kind: Kind
@@ -47,7 +50,7 @@ public struct Credential: Sendable, Hashable {
         switch kind {
         case .secret: return "secret"
         case .publishable: return "publishable"
-        case .ephemeralKey, .customerSession: return "customer:\(customerID ?? "")"
+        case .ephemeralKey, .customerSession, .billingPortal: return "customer:\(customerID ?? "")"
         }
     }
 }

@@ -8,6 +8,12 @@ public struct SessionPermissions: Sendable, Hashable {
     /// The `allow_redisplay` values of methods the session shows.
     public var allowRedisplayFilters: [String]
 
+    public init(canRemove: Bool, canRemoveLast: Bool, allowRedisplayFilters: [String]) {
+        self.canRemove = canRemove
+        self.canRemoveLast = canRemoveLast
+        self.allowRedisplayFilters = allowRedisplayFilters
+    }
+
     public init(_ components: CustomerSessionComponents) {
         if let sheet = components.customerSheet.features {
             canRemove = sheet.paymentMethodRemove == "enabled"

@@ -154,14 +154,22 @@ public struct CustomerService: Sendable {
         }
     }
 
-    /// "Sign out everywhere": revokes every ephemeral key and session of the customer at once.
+    /// "Sign out everywhere": revokes every ephemeral key, customer session and portal session of
+    /// the customer at once.
     public func revokeCredentials(_ id: String, by caller: Credential) async throws -> CredentialRevocation {
         defer { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
         return try await database.transaction(retryingConflicts: 2) { repositories in
             let customer = try await CustomerAccess.lockLive(id, by: caller, in: repositories).customer
             let keys = try await EphemeralKeyService.revokeAll(customer: customer.id, account: caller.accountID, in: repositories)
             let sessions = try await CustomerSessionService.revokeAll(customer: customer.id, account: caller.accountID, in: repositories)
-            return CredentialRevocation(customer: customer.id, ephemeralKeysRevoked: keys, customerSessionsRevoked: sessions)
+            let portalSessions = try await repositories.billingPortal.revokeSessions(
+                customer: customer.id, account: caller.accountID, now: Clock.now, firstVisit: BillingPortalService.firstVisitWindow,
+                idle: BillingPortalService.idleLifetime
+            )
+            return CredentialRevocation(
+                customer: customer.id, ephemeralKeysRevoked: keys, customerSessionsRevoked: sessions,
+                billingPortalSessionsRevoked: portalSessions
+            )
         }
     }
 

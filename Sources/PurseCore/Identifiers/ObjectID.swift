@@ -19,6 +19,8 @@ public enum ObjectID {
         case delivery = "whdel"
         case financialConnectionsSession = "fcsess"
         case financialConnectionsAccount = "fca"
+        case billingPortalConfiguration = "bpc"
+        case billingPortalSession = "bps"
     }
 
     static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)

@@ -11,6 +11,9 @@ public struct DerivedSecrets: Sendable {
     private let webhookSigningKey: SymmetricKey
     private let financialConnectionsKey: SymmetricKey
     private let testBankPageKey: SymmetricKey
+    private let portalSessionKey: SymmetricKey
+    private let portalFormKey: SymmetricKey
+    private let portalReturnKey: SymmetricKey
 
     /// Derives each purpose's key once: an elements session hands out a session's key on every call.
     public init(masterKey: MasterKey) {
@@ -21,6 +24,9 @@ public struct DerivedSecrets: Sendable {
         webhookSigningKey = masterKey.derivedKey(for: "webhook-signing-secret")
         financialConnectionsKey = masterKey.derivedKey(for: "financial-connections-client-secret")
         testBankPageKey = masterKey.derivedKey(for: "financial-connections-test-bank-page")
+        portalSessionKey = masterKey.derivedKey(for: "billing-portal-session-url")
+        portalFormKey = masterKey.derivedKey(for: "billing-portal-form")
+        portalReturnKey = masterKey.derivedKey(for: "billing-portal-authentication-return")
     }
 
     /// `seti_<id>_secret_<random>`: no `_` inside either part, as the mobile SDKs check.
@@ -82,6 +88,35 @@ public struct DerivedSecrets: Sendable {
 
     public func isTestBankPageToken(_ candidate: String, session id: String) -> Bool {
         SecretHash.constantTimeEquals(Array(candidate.utf8), Array(testBankPageToken(id).utf8))
+    }
+
+    /// The token in a customer portal session's URL (`test_...`, as Stripe's test-mode URLs have it).
+    public func portalSessionToken(_ sessionID: String) -> String {
+        "test_" + token(portalSessionKey, sessionID, length: 48)
+    }
+
+    public func isPortalSessionToken(_ candidate: String, session id: String) -> Bool {
+        SecretHash.constantTimeEquals(Array(candidate.utf8), Array(portalSessionToken(id).utf8))
+    }
+
+    /// The token every form of a portal session's pages carries: a cross-site form cannot know
+    /// it, and it tells nothing of the URL's token.
+    public func portalFormToken(_ sessionID: String) -> String {
+        token(portalFormKey, sessionID, length: 32)
+    }
+
+    public func isPortalFormToken(_ candidate: String, session id: String) -> Bool {
+        SecretHash.constantTimeEquals(Array(candidate.utf8), Array(portalFormToken(id).utf8))
+    }
+
+    /// The cookie that lets the browser which added a method come back to its session after 3D
+    /// Secure: the setup intent's `return_url` is stored, so it cannot carry the session's token.
+    public func portalReturnToken(session id: String, setupIntent: String) -> String {
+        token(portalReturnKey, "\(id)|\(setupIntent)", length: 32)
+    }
+
+    public func isPortalReturnToken(_ candidate: String, session id: String, setupIntent: String) -> Bool {
+        SecretHash.constantTimeEquals(Array(candidate.utf8), Array(portalReturnToken(session: id, setupIntent: setupIntent).utf8))
     }
 
     /// `length` base62 characters of HMAC output: one 32-byte MAC carries 42 full characters, so

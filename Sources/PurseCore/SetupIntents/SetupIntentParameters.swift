@@ -149,6 +149,8 @@ public struct SetupIntentCreateParameters: Decodable, Sendable {
     /// Sheet settings the confirmation checks against (an id or `default`).
     public var customerSheetSettings: String?
 
+    public init() {}
+
     enum CodingKeys: String, CodingKey {
         case customerSheetSettings = "customer_sheet_settings"
         case customer

@@ -43,6 +43,7 @@ extension Database {
 /// The repositories of one unit of work: every statement they run belongs to it.
 public struct Repositories: Sendable {
     public let accounts: any AccountRepository
+    public let billingPortal: any BillingPortalRepository
     public let customerCredentials: any CustomerCredentialRepository
     public let customers: any CustomerRepository
     public let events: any EventRepository
@@ -56,6 +57,7 @@ public struct Repositories: Sendable {
 
     public init(
         accounts: any AccountRepository,
+        billingPortal: any BillingPortalRepository,
         customerCredentials: any CustomerCredentialRepository,
         customers: any CustomerRepository,
         events: any EventRepository,
@@ -68,6 +70,7 @@ public struct Repositories: Sendable {
         webhooks: any WebhookRepository
     ) {
         self.accounts = accounts
+        self.billingPortal = billingPortal
         self.customerCredentials = customerCredentials
         self.customers = customers
         self.events = events

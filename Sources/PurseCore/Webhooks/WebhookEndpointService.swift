@@ -10,6 +10,7 @@ public struct WebhookEndpointService: Sendable {
 
     /// The event types Purse records; `*` means all of them.
     public static let eventTypes: Set<String> = [
+        "billing_portal.configuration.created", "billing_portal.configuration.updated", "billing_portal.session.created",
         "customer.created", "customer.updated", "customer.deleted",
         "payment_method.attached", "payment_method.detached", "payment_method.updated", "payment_method.automatically_updated",
         "setup_intent.created", "setup_intent.requires_action", "setup_intent.succeeded", "setup_intent.setup_failed",

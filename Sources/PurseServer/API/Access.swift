@@ -29,7 +29,7 @@ public struct Access: Sendable, Equatable {
             switch credential.kind {
             case .publishable:
                 "This API call cannot be made with a publishable API key. Please use a secret API key."
-            case .ephemeralKey, .customerSession:
+            case .ephemeralKey, .customerSession, .billingPortal:
                 "This API call cannot be made with an ephemeral key. Please use a secret API key."
             case .secret:
                 "This API call must be made with a customer's ephemeral key, not a secret API key."

@@ -17,6 +17,8 @@ public enum ObjectType: String, Sendable, Hashable {
     case financialConnectionsSession = "financial_connections.session"
     case financialConnectionsAccount = "financial_connections.account"
     case financialConnectionsSynchronization = "financial_connections_synchronization"
+    case billingPortalConfiguration = "billing_portal.configuration"
+    case billingPortalSession = "billing_portal.session"
 }
 
 /// What a route returns, which decides what its `expand[]` may name.

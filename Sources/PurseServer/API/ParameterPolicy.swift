@@ -35,7 +35,7 @@ struct ParameterPolicy: Sendable, Equatable {
     /// (nil on public routes, which are strict).
     init(credential: Credential?, routePath: String) {
         switch credential?.kind {
-        case nil, .secret?:
+        case nil, .secret?, .billingPortal?:
             self = .strict
         case .publishable?, .ephemeralKey?, .customerSession?:
             self.init(tolerance: Self.isPrivateSDKRoute(routePath) ? .anything : .clientTelemetry)

@@ -128,6 +128,15 @@ public struct PurseApplication {
             ),
             sessions: sessions, paymentMethods: paymentMethods, selection: selection, customers: customers
         ).register(on: api)
+        BillingPortalController(portal: BillingPortalService(database: database, masterKey: masterKey, publicURL: publicURL))
+            .register(on: api)
+        PortalPageController(
+            pages: BillingPortalPages(
+                database: database, masterKey: masterKey, publicURL: publicURL, setupIntents: setupIntents,
+                paymentMethods: paymentMethods, selection: selection, sheetSettings: sheetSettings
+            ),
+            publicURL: publicURL
+        ).register(on: api)
         EventsController(events: EventService(database: database, masterKey: masterKey)).register(on: api)
         let destinations = WebhookDestinations(
             policy: WebhookDestinationPolicy(

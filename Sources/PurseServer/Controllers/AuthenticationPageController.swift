@@ -24,7 +24,7 @@ struct AuthenticationPageController {
         guard page.intent.status == .requiresAction else { return Self.resultPage(page.intent).response() }
         let card = page.method?.card.map { "\($0.brand.capitalized) •••• \($0.last4)" } ?? "your payment method"
         let returnURL = page.intent.nextAction?.redirectToURL?.returnURL
-        return HTMLPage(
+        var html = HTMLPage(
             title: "Confirm it is you",
             body: """
                 <h1>Confirm it is you</h1>
@@ -34,7 +34,9 @@ struct AuthenticationPageController {
                 <form method="post"><input type="hidden" name="action" value="fail">
                   <button type="submit">Fail authentication</button></form>
                 """
-        ).response(formTarget: returnURL.flatMap { try? ReturnURL.checked($0) })
+        )
+        html.formTarget = returnURL.flatMap { try? ReturnURL.checked($0) }
+        return html.response()
     }
 
     @Sendable func decide(_ request: Request, _ context: PurseRequestContext) async throws -> Response {

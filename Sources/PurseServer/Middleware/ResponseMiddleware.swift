@@ -76,6 +76,11 @@ struct ResponseMiddleware: RouterMiddleware {
     /// The path as logged: the token of an authentication, verification or test-bank page is a
     /// credential, so it is masked.
     static func loggable(_ path: String) -> String {
+        // A portal session's URL: its id stays, the token and what follows it do not.
+        if path.hasPrefix("/p/session/") {
+            let id = path.dropFirst("/p/session/".count).prefix { $0 != "/" }
+            return "/p/session/\(id)/****"
+        }
         for marker in ["/authenticate/", "/verify_microdeposits/", "/test_bank/"] {
             if let range = path.range(of: marker) { return path[..<range.upperBound] + "****" }
         }

@@ -3910,7 +3910,7 @@ enum OpenAPIDocument {
     "/v1/customers/{id}/revoke_credentials": {
       "post": {
         "operationId": "revokeCustomerCredentials",
-        "summary": "Revoke every ephemeral key and customer session of the customer at once (sign out everywhere)",
+        "summary": "Revoke every ephemeral key, customer session and customer portal session of the customer at once (sign out everywhere)",
         "parameters": [
           {
             "name": "id",
@@ -14056,6 +14056,2553 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/billing_portal/configurations": {
+      "post": {
+        "operationId": "createBillingPortalConfiguration",
+        "summary": "Create a customer portal configuration (secret key); features is required, and only features[payment_method_update] can be enabled",
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "business_profile": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "headline": {
+                            "type": "string",
+                            "maxLength": 60
+                          },
+                          "privacy_policy_url": {
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "format": "uri",
+                                "maxLength": 2048,
+                                "description": "An http or https URL (url_invalid otherwise)"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          },
+                          "terms_of_service_url": {
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "format": "uri",
+                                "maxLength": 2048,
+                                "description": "An http or https URL (url_invalid otherwise)"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          }
+                        },
+                        "additionalProperties": false
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "default_return_url": {
+                    "type": "string",
+                    "maxLength": 2048,
+                    "description": "http(s), or an app's own scheme (myapp://...); javascript:, data:, vbscript:, file:, blob:, about: and filesystem: are refused (url_invalid)"
+                  },
+                  "features": {
+                    "type": "object",
+                    "properties": {
+                      "customer_update": {
+                        "anyOf": [
+                          {
+                            "type": "object",
+                            "properties": {
+                              "enabled": {
+                                "const": false,
+                                "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                              },
+                              "allowed_updates": {
+                                "anyOf": [
+                                  {
+                                    "type": "array",
+                                    "items": {
+                                      "type": "string"
+                                    },
+                                    "maxItems": 0,
+                                    "description": "Only empty: the portal does not update customer details"
+                                  },
+                                  {
+                                    "const": ""
+                                  }
+                                ]
+                              }
+                            },
+                            "additionalProperties": false,
+                            "required": [
+                              "enabled"
+                            ]
+                          },
+                          {
+                            "const": ""
+                          }
+                        ]
+                      },
+                      "invoice_history": {
+                        "anyOf": [
+                          {
+                            "type": "object",
+                            "properties": {
+                              "enabled": {
+                                "const": false,
+                                "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                              }
+                            },
+                            "additionalProperties": false,
+                            "required": [
+                              "enabled"
+                            ]
+                          },
+                          {
+                            "const": ""
+                          }
+                        ]
+                      },
+                      "payment_method_update": {
+                        "anyOf": [
+                          {
+                            "type": "object",
+                            "properties": {
+                              "enabled": {
+                                "type": "boolean"
+                              }
+                            },
+                            "additionalProperties": false,
+                            "required": [
+                              "enabled"
+                            ]
+                          },
+                          {
+                            "const": ""
+                          }
+                        ]
+                      },
+                      "subscription_cancel": {
+                        "anyOf": [
+                          {
+                            "type": "object",
+                            "properties": {
+                              "enabled": {
+                                "const": false,
+                                "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                              }
+                            },
+                            "additionalProperties": false,
+                            "required": [
+                              "enabled"
+                            ]
+                          },
+                          {
+                            "const": ""
+                          }
+                        ]
+                      },
+                      "subscription_update": {
+                        "anyOf": [
+                          {
+                            "type": "object",
+                            "properties": {
+                              "enabled": {
+                                "const": false,
+                                "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                              }
+                            },
+                            "additionalProperties": false,
+                            "required": [
+                              "enabled"
+                            ]
+                          },
+                          {
+                            "const": ""
+                          }
+                        ]
+                      }
+                    },
+                    "additionalProperties": false
+                  },
+                  "login_page": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "enabled": {
+                            "const": false,
+                            "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                          }
+                        },
+                        "additionalProperties": false,
+                        "required": [
+                          "enabled"
+                        ]
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "metadata": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "additionalProperties": {
+                          "type": "string",
+                          "maxLength": 500
+                        },
+                        "maxProperties": 50
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "name": {
+                    "type": "string",
+                    "maxLength": 256
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false,
+                "required": [
+                  "features"
+                ]
+              },
+              "encoding": {
+                "business_profile": {
+                  "style": "deepObject",
+                  "explode": true
+                },
+                "features": {
+                  "style": "deepObject",
+                  "explode": true
+                },
+                "login_page": {
+                  "style": "deepObject",
+                  "explode": true
+                },
+                "metadata": {
+                  "style": "deepObject",
+                  "explode": true
+                },
+                "expand": {
+                  "style": "deepObject",
+                  "explode": true
+                }
+              }
+            },
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "business_profile": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "headline": {
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 60
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "privacy_policy_url": {
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "format": "uri",
+                                "maxLength": 2048,
+                                "description": "An http or https URL (url_invalid otherwise)"
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "terms_of_service_url": {
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "format": "uri",
+                                "maxLength": 2048,
+                                "description": "An http or https URL (url_invalid otherwise)"
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          }
+                        },
+                        "additionalProperties": false
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "default_return_url": {
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 2048,
+                        "description": "http(s), or an app's own scheme (myapp://...); javascript:, data:, vbscript:, file:, blob:, about: and filesystem: are refused (url_invalid)"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "features": {
+                    "type": "object",
+                    "properties": {
+                      "customer_update": {
+                        "anyOf": [
+                          {
+                            "type": "object",
+                            "properties": {
+                              "enabled": {
+                                "const": false,
+                                "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                              },
+                              "allowed_updates": {
+                                "anyOf": [
+                                  {
+                                    "type": "array",
+                                    "items": {
+                                      "type": "string"
+                                    },
+                                    "maxItems": 0,
+                                    "description": "Only empty: the portal does not update customer details"
+                                  },
+                                  {
+                                    "const": ""
+                                  },
+                                  {
+                                    "type": "null"
+                                  }
+                                ]
+                              }
+                            },
+                            "additionalProperties": false,
+                            "required": [
+                              "enabled"
+                            ]
+                          },
+                          {
+                            "const": ""
+                          },
+                          {
+                            "type": "null"
+                          }
+                        ]
+                      },
+                      "invoice_history": {
+                        "anyOf": [
+                          {
+                            "type": "object",
+                            "properties": {
+                              "enabled": {
+                                "const": false,
+                                "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                              }
+                            },
+                            "additionalProperties": false,
+                            "required": [
+                              "enabled"
+                            ]
+                          },
+                          {
+                            "const": ""
+                          },
+                          {
+                            "type": "null"
+                          }
+                        ]
+                      },
+                      "payment_method_update": {
+                        "anyOf": [
+                          {
+                            "type": "object",
+                            "properties": {
+                              "enabled": {
+                                "type": "boolean"
+                              }
+                            },
+                            "additionalProperties": false,
+                            "required": [
+                              "enabled"
+                            ]
+                          },
+                          {
+                            "const": ""
+                          },
+                          {
+                            "type": "null"
+                          }
+                        ]
+                      },
+                      "subscription_cancel": {
+                        "anyOf": [
+                          {
+                            "type": "object",
+                            "properties": {
+                              "enabled": {
+                                "const": false,
+                                "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                              }
+                            },
+                            "additionalProperties": false,
+                            "required": [
+                              "enabled"
+                            ]
+                          },
+                          {
+                            "const": ""
+                          },
+                          {
+                            "type": "null"
+                          }
+                        ]
+                      },
+                      "subscription_update": {
+                        "anyOf": [
+                          {
+                            "type": "object",
+                            "properties": {
+                              "enabled": {
+                                "const": false,
+                                "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                              }
+                            },
+                            "additionalProperties": false,
+                            "required": [
+                              "enabled"
+                            ]
+                          },
+                          {
+                            "const": ""
+                          },
+                          {
+                            "type": "null"
+                          }
+                        ]
+                      }
+                    },
+                    "additionalProperties": false
+                  },
+                  "login_page": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "enabled": {
+                            "const": false,
+                            "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                          }
+                        },
+                        "additionalProperties": false,
+                        "required": [
+                          "enabled"
+                        ]
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "metadata": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "additionalProperties": {
+                          "type": "string",
+                          "maxLength": 500
+                        },
+                        "maxProperties": 50
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "name": {
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 256
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false,
+                "required": [
+                  "features"
+                ]
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BillingPortalConfiguration"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "get": {
+        "operationId": "listBillingPortalConfigurations",
+        "summary": "List portal configurations, newest first (secret key); the account's default is made the first time it is needed",
+        "parameters": [
+          {
+            "name": "active",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "type": "boolean"
+                },
+                {
+                  "const": ""
+                }
+              ]
+            }
+          },
+          {
+            "name": "is_default",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "type": "boolean"
+                },
+                {
+                  "const": ""
+                }
+              ]
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 100
+                },
+                {
+                  "const": ""
+                }
+              ]
+            }
+          },
+          {
+            "name": "starting_after",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "ending_before",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "expand",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "type": "array",
+                  "maxItems": 0,
+                  "description": "Nothing in this response can be expanded"
+                },
+                {
+                  "const": ""
+                }
+              ]
+            },
+            "style": "deepObject",
+            "explode": true,
+            "description": "Fields to expand (expand[]=customer)"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BillingPortalConfigurationList"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/billing_portal/configurations/{id}": {
+      "get": {
+        "operationId": "retrieveBillingPortalConfiguration",
+        "summary": "Retrieve a portal configuration (secret key)",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The object's id"
+          },
+          {
+            "name": "expand",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "type": "array",
+                  "maxItems": 0,
+                  "description": "Nothing in this response can be expanded"
+                },
+                {
+                  "const": ""
+                }
+              ]
+            },
+            "style": "deepObject",
+            "explode": true,
+            "description": "Fields to expand (expand[]=customer)"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BillingPortalConfiguration"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "post": {
+        "operationId": "updateBillingPortalConfiguration",
+        "summary": "Update a portal configuration: only what is sent changes; an empty value unsets (secret key)",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The object's id"
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "active": {
+                    "anyOf": [
+                      {
+                        "type": "boolean",
+                        "description": "The default configuration cannot be deactivated"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "business_profile": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "headline": {
+                            "type": "string",
+                            "maxLength": 60
+                          },
+                          "privacy_policy_url": {
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "format": "uri",
+                                "maxLength": 2048,
+                                "description": "An http or https URL (url_invalid otherwise)"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          },
+                          "terms_of_service_url": {
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "format": "uri",
+                                "maxLength": 2048,
+                                "description": "An http or https URL (url_invalid otherwise)"
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          }
+                        },
+                        "additionalProperties": false
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "default_return_url": {
+                    "type": "string",
+                    "maxLength": 2048,
+                    "description": "http(s), or an app's own scheme (myapp://...); javascript:, data:, vbscript:, file:, blob:, about: and filesystem: are refused (url_invalid)"
+                  },
+                  "features": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "customer_update": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "enabled": {
+                                    "anyOf": [
+                                      {
+                                        "const": false,
+                                        "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  },
+                                  "allowed_updates": {
+                                    "anyOf": [
+                                      {
+                                        "type": "array",
+                                        "items": {
+                                          "type": "string"
+                                        },
+                                        "maxItems": 0,
+                                        "description": "Only empty: the portal does not update customer details"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          },
+                          "invoice_history": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "enabled": {
+                                    "const": false,
+                                    "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                                  }
+                                },
+                                "additionalProperties": false,
+                                "required": [
+                                  "enabled"
+                                ]
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          },
+                          "payment_method_update": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "enabled": {
+                                    "type": "boolean"
+                                  }
+                                },
+                                "additionalProperties": false,
+                                "required": [
+                                  "enabled"
+                                ]
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          },
+                          "subscription_cancel": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "enabled": {
+                                    "anyOf": [
+                                      {
+                                        "const": false,
+                                        "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          },
+                          "subscription_update": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "enabled": {
+                                    "anyOf": [
+                                      {
+                                        "const": false,
+                                        "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          }
+                        },
+                        "additionalProperties": false
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "login_page": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "enabled": {
+                            "const": false,
+                            "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                          }
+                        },
+                        "additionalProperties": false,
+                        "required": [
+                          "enabled"
+                        ]
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "metadata": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "additionalProperties": {
+                          "type": "string",
+                          "maxLength": 500
+                        },
+                        "maxProperties": 50
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "name": {
+                    "type": "string",
+                    "maxLength": 256
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false
+              },
+              "encoding": {
+                "business_profile": {
+                  "style": "deepObject",
+                  "explode": true
+                },
+                "features": {
+                  "style": "deepObject",
+                  "explode": true
+                },
+                "login_page": {
+                  "style": "deepObject",
+                  "explode": true
+                },
+                "metadata": {
+                  "style": "deepObject",
+                  "explode": true
+                },
+                "expand": {
+                  "style": "deepObject",
+                  "explode": true
+                }
+              }
+            },
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "active": {
+                    "anyOf": [
+                      {
+                        "type": "boolean",
+                        "description": "The default configuration cannot be deactivated"
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "business_profile": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "headline": {
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "maxLength": 60
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "privacy_policy_url": {
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "format": "uri",
+                                "maxLength": 2048,
+                                "description": "An http or https URL (url_invalid otherwise)"
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "terms_of_service_url": {
+                            "anyOf": [
+                              {
+                                "type": "string",
+                                "format": "uri",
+                                "maxLength": 2048,
+                                "description": "An http or https URL (url_invalid otherwise)"
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          }
+                        },
+                        "additionalProperties": false
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "default_return_url": {
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 2048,
+                        "description": "http(s), or an app's own scheme (myapp://...); javascript:, data:, vbscript:, file:, blob:, about: and filesystem: are refused (url_invalid)"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "features": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "customer_update": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "enabled": {
+                                    "anyOf": [
+                                      {
+                                        "const": false,
+                                        "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  },
+                                  "allowed_updates": {
+                                    "anyOf": [
+                                      {
+                                        "type": "array",
+                                        "items": {
+                                          "type": "string"
+                                        },
+                                        "maxItems": 0,
+                                        "description": "Only empty: the portal does not update customer details"
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "invoice_history": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "enabled": {
+                                    "const": false,
+                                    "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                                  }
+                                },
+                                "additionalProperties": false,
+                                "required": [
+                                  "enabled"
+                                ]
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "payment_method_update": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "enabled": {
+                                    "type": "boolean"
+                                  }
+                                },
+                                "additionalProperties": false,
+                                "required": [
+                                  "enabled"
+                                ]
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "subscription_cancel": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "enabled": {
+                                    "anyOf": [
+                                      {
+                                        "const": false,
+                                        "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "subscription_update": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "enabled": {
+                                    "anyOf": [
+                                      {
+                                        "const": false,
+                                        "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          }
+                        },
+                        "additionalProperties": false
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "login_page": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "enabled": {
+                            "const": false,
+                            "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                          }
+                        },
+                        "additionalProperties": false,
+                        "required": [
+                          "enabled"
+                        ]
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "metadata": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "additionalProperties": {
+                          "type": "string",
+                          "maxLength": 500
+                        },
+                        "maxProperties": 50
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "name": {
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 256
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BillingPortalConfiguration"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/billing_portal/sessions": {
+      "post": {
+        "operationId": "createBillingPortalSession",
+        "summary": "Create a customer portal session (secret key); its url is shown once, in this answer. on_behalf_of (Connect) is refused.",
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "customer": {
+                    "type": "string"
+                  },
+                  "configuration": {
+                    "type": "string",
+                    "description": "An active configuration; the account's default when left out"
+                  },
+                  "flow_data": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "type": {
+                            "enum": [
+                              "payment_method_update"
+                            ],
+                            "description": "Stripe's subscription flows are refused (400, param flow_data[type]): Purse keeps no subscriptions"
+                          },
+                          "after_completion": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "type": {
+                                    "enum": [
+                                      "hosted_confirmation",
+                                      "portal_homepage",
+                                      "redirect"
+                                    ]
+                                  },
+                                  "redirect": {
+                                    "anyOf": [
+                                      {
+                                        "type": "object",
+                                        "properties": {
+                                          "return_url": {
+                                            "type": "string",
+                                            "maxLength": 2048,
+                                            "description": "http(s), or an app's own scheme (myapp://...); javascript:, data:, vbscript:, file:, blob:, about: and filesystem: are refused (url_invalid)"
+                                          }
+                                        },
+                                        "required": [
+                                          "return_url"
+                                        ],
+                                        "additionalProperties": false
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  },
+                                  "hosted_confirmation": {
+                                    "anyOf": [
+                                      {
+                                        "type": "object",
+                                        "properties": {
+                                          "custom_message": {
+                                            "type": "string",
+                                            "maxLength": 500
+                                          }
+                                        },
+                                        "additionalProperties": false
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  }
+                                },
+                                "required": [
+                                  "type"
+                                ],
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          }
+                        },
+                        "required": [
+                          "type"
+                        ],
+                        "additionalProperties": false
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "locale": {
+                    "anyOf": [
+                      {
+                        "enum": [
+                          "auto",
+                          "bg",
+                          "cs",
+                          "da",
+                          "de",
+                          "el",
+                          "en",
+                          "en-AU",
+                          "en-CA",
+                          "en-GB",
+                          "en-IE",
+                          "en-IN",
+                          "en-NZ",
+                          "en-SG",
+                          "es",
+                          "es-419",
+                          "et",
+                          "fi",
+                          "fil",
+                          "fr",
+                          "fr-CA",
+                          "hr",
+                          "hu",
+                          "id",
+                          "it",
+                          "ja",
+                          "ko",
+                          "lt",
+                          "lv",
+                          "ms",
+                          "mt",
+                          "nb",
+                          "nl",
+                          "pl",
+                          "pt",
+                          "pt-BR",
+                          "ro",
+                          "ru",
+                          "sk",
+                          "sl",
+                          "sv",
+                          "th",
+                          "tr",
+                          "vi",
+                          "zh",
+                          "zh-HK",
+                          "zh-TW"
+                        ],
+                        "description": "fr and fr-CA pages are in French, auto follows the browser, the others are in English"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  },
+                  "return_url": {
+                    "type": "string",
+                    "maxLength": 2048,
+                    "description": "http(s), or an app's own scheme (myapp://...); javascript:, data:, vbscript:, file:, blob:, about: and filesystem: are refused (url_invalid)"
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false,
+                "required": [
+                  "customer"
+                ]
+              },
+              "encoding": {
+                "flow_data": {
+                  "style": "deepObject",
+                  "explode": true
+                },
+                "expand": {
+                  "style": "deepObject",
+                  "explode": true
+                }
+              }
+            },
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "customer": {
+                    "type": "string"
+                  },
+                  "configuration": {
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "description": "An active configuration; the account's default when left out"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "flow_data": {
+                    "anyOf": [
+                      {
+                        "type": "object",
+                        "properties": {
+                          "type": {
+                            "enum": [
+                              "payment_method_update"
+                            ],
+                            "description": "Stripe's subscription flows are refused (400, param flow_data[type]): Purse keeps no subscriptions"
+                          },
+                          "after_completion": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "type": {
+                                    "enum": [
+                                      "hosted_confirmation",
+                                      "portal_homepage",
+                                      "redirect"
+                                    ]
+                                  },
+                                  "redirect": {
+                                    "anyOf": [
+                                      {
+                                        "type": "object",
+                                        "properties": {
+                                          "return_url": {
+                                            "type": "string",
+                                            "maxLength": 2048,
+                                            "description": "http(s), or an app's own scheme (myapp://...); javascript:, data:, vbscript:, file:, blob:, about: and filesystem: are refused (url_invalid)"
+                                          }
+                                        },
+                                        "required": [
+                                          "return_url"
+                                        ],
+                                        "additionalProperties": false
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  },
+                                  "hosted_confirmation": {
+                                    "anyOf": [
+                                      {
+                                        "type": "object",
+                                        "properties": {
+                                          "custom_message": {
+                                            "anyOf": [
+                                              {
+                                                "type": "string",
+                                                "maxLength": 500
+                                              },
+                                              {
+                                                "type": "null"
+                                              }
+                                            ]
+                                          }
+                                        },
+                                        "additionalProperties": false
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  }
+                                },
+                                "required": [
+                                  "type"
+                                ],
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          }
+                        },
+                        "required": [
+                          "type"
+                        ],
+                        "additionalProperties": false
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "locale": {
+                    "anyOf": [
+                      {
+                        "enum": [
+                          "auto",
+                          "bg",
+                          "cs",
+                          "da",
+                          "de",
+                          "el",
+                          "en",
+                          "en-AU",
+                          "en-CA",
+                          "en-GB",
+                          "en-IE",
+                          "en-IN",
+                          "en-NZ",
+                          "en-SG",
+                          "es",
+                          "es-419",
+                          "et",
+                          "fi",
+                          "fil",
+                          "fr",
+                          "fr-CA",
+                          "hr",
+                          "hu",
+                          "id",
+                          "it",
+                          "ja",
+                          "ko",
+                          "lt",
+                          "lv",
+                          "ms",
+                          "mt",
+                          "nb",
+                          "nl",
+                          "pl",
+                          "pt",
+                          "pt-BR",
+                          "ro",
+                          "ru",
+                          "sk",
+                          "sl",
+                          "sv",
+                          "th",
+                          "tr",
+                          "vi",
+                          "zh",
+                          "zh-HK",
+                          "zh-TW"
+                        ],
+                        "description": "fr and fr-CA pages are in French, auto follows the browser, the others are in English"
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "return_url": {
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 2048,
+                        "description": "http(s), or an app's own scheme (myapp://...); javascript:, data:, vbscript:, file:, blob:, about: and filesystem: are refused (url_invalid)"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false,
+                "required": [
+                  "customer"
+                ]
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BillingPortalSession"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/p/session/{id}/{token}": {
+      "get": {
+        "operationId": "showPortalPage",
+        "summary": "The customer portal, where a session's url points (public; the url is the credential): the customer's payment methods, or the add form while a payment_method_update flow is pending. Changes nothing.",
+        "security": [],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The portal session (bps_...)"
+          },
+          {
+            "name": "token",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The session's token, from its url"
+          },
+          {
+            "name": "done",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "enum": [
+                    "added",
+                    "default",
+                    "removed"
+                  ]
+                },
+                {
+                  "const": ""
+                }
+              ]
+            },
+            "description": "The notice to show after an action"
+          },
+          {
+            "name": "failed",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "const": "authentication"
+                },
+                {
+                  "const": ""
+                }
+              ]
+            },
+            "description": "A 3D Secure attempt failed: the add form again, with why"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "An HTML page",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "This link has expired: the session is unknown, revoked or expired, or the token is wrong",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/p/session/{id}/{token}/add": {
+      "get": {
+        "operationId": "showPortalAddPage",
+        "summary": "The portal's add form (card or SEPA Direct Debit, as the sheet settings offer); redirects (303) to the portal when adding is off. Changes nothing.",
+        "security": [],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The portal session (bps_...)"
+          },
+          {
+            "name": "token",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The session's token, from its url"
+          },
+          {
+            "name": "type",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "enum": [
+                    "card",
+                    "sepa_debit"
+                  ]
+                },
+                {
+                  "const": ""
+                }
+              ]
+            }
+          },
+          {
+            "name": "failed",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "const": "authentication"
+                },
+                {
+                  "const": ""
+                }
+              ]
+            },
+            "description": "A 3D Secure attempt failed: the form again, with why"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "An HTML page",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "303": {
+            "description": "To the portal, when the session cannot add payment methods"
+          },
+          "404": {
+            "description": "This link has expired: the session is unknown, revoked or expired, or the token is wrong",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/p/session/{id}/{token}/payment_methods": {
+      "post": {
+        "operationId": "addPortalPaymentMethod",
+        "summary": "The add form: saves the method through a setup intent for the customer, with the API's checks (sheet settings, declines, 3D Secure), then redirects (303): to the portal, or as the flow's after_completion says, or to the 3D Secure page",
+        "security": [],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The portal session (bps_...)"
+          },
+          {
+            "name": "token",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The session's token, from its url"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "csrf_token": {
+                    "type": "string"
+                  },
+                  "type": {
+                    "enum": [
+                      "card",
+                      "sepa_debit"
+                    ]
+                  },
+                  "card_number": {
+                    "type": "string"
+                  },
+                  "card_expiry": {
+                    "type": "string",
+                    "description": "MM / YY"
+                  },
+                  "card_cvc": {
+                    "type": "string"
+                  },
+                  "iban": {
+                    "type": "string"
+                  },
+                  "billing_name": {
+                    "type": "string"
+                  },
+                  "billing_email": {
+                    "type": "string"
+                  },
+                  "billing_phone": {
+                    "type": "string"
+                  },
+                  "billing_line1": {
+                    "type": "string"
+                  },
+                  "billing_line2": {
+                    "type": "string"
+                  },
+                  "billing_city": {
+                    "type": "string"
+                  },
+                  "billing_state": {
+                    "type": "string"
+                  },
+                  "billing_postal_code": {
+                    "type": "string"
+                  },
+                  "billing_country": {
+                    "type": "string"
+                  },
+                  "make_default": {
+                    "type": "string",
+                    "description": "Present (a ticked checkbox): the method becomes the default"
+                  }
+                },
+                "required": [
+                  "csrf_token",
+                  "type"
+                ]
+              }
+            }
+          }
+        },
+        "responses": {
+          "303": {
+            "description": "Saved: to the portal (?done=added), the flow's redirect return_url, or its /done page; or to the 3D Secure page"
+          },
+          "400": {
+            "description": "Invalid input: the form again, with the error (card number and CVC never echoed)",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "402": {
+            "description": "Declined: the form again, with why",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "No or a wrong csrf_token, or the form came from another site (Sec-Fetch-Site: cross-site, or a foreign Origin)",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "This link has expired: the session is unknown, revoked or expired, or the token is wrong",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "The form is too large",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/p/session/{id}/return/{setup_intent}": {
+      "get": {
+        "operationId": "returnToPortalFromAuthentication",
+        "summary": "Where the 3D Secure page sends the customer back: finishes the addition (public; the return cookie set when the browser left proves it is the same browser), then redirects (303) as after any addition, or back to the form when authentication failed",
+        "security": [],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The portal session (bps_...)"
+          },
+          {
+            "name": "setup_intent",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The setup intent that was authenticated"
+          },
+          {
+            "name": "make_default",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "const": "true"
+                },
+                {
+                  "const": ""
+                }
+              ]
+            },
+            "description": "The method becomes the default"
+          },
+          {
+            "name": "purse_portal_return",
+            "in": "cookie",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "Set (HttpOnly, SameSite=Lax, this path only) by the add form's redirect to 3D Secure"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Saved, and the flow sends the customer to another site: a page that goes on there",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "303": {
+            "description": "To the portal, the flow's /done page, or the form again after a failed authentication"
+          },
+          "404": {
+            "description": "This link has expired: the session is unknown, revoked or expired, or the token is wrong",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/p/session/{id}/{token}/payment_methods/{payment_method}/default": {
+      "post": {
+        "operationId": "setPortalDefaultPaymentMethod",
+        "summary": "Make a payment method the customer's default, then redirect (303) to the portal (?done=default)",
+        "security": [],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The portal session (bps_...)"
+          },
+          {
+            "name": "token",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The session's token, from its url"
+          },
+          {
+            "name": "payment_method",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "One of the customer's payment methods"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "csrf_token": {
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "csrf_token"
+                ]
+              }
+            }
+          }
+        },
+        "responses": {
+          "303": {
+            "description": "To the portal"
+          },
+          "400": {
+            "description": "Refused: the portal again, with why",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "No or a wrong csrf_token, or the form came from another site (Sec-Fetch-Site: cross-site, or a foreign Origin)",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "This link has expired: the session is unknown, revoked or expired, or the token is wrong",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "The form is too large",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/p/session/{id}/{token}/payment_methods/{payment_method}/remove": {
+      "post": {
+        "operationId": "removePortalPaymentMethod",
+        "summary": "Remove (detach) a payment method, then redirect (303) to the portal (?done=removed); the default cannot be removed while the customer has another method",
+        "security": [],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The portal session (bps_...)"
+          },
+          {
+            "name": "token",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The session's token, from its url"
+          },
+          {
+            "name": "payment_method",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "One of the customer's payment methods"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "csrf_token": {
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "csrf_token"
+                ]
+              }
+            }
+          }
+        },
+        "responses": {
+          "303": {
+            "description": "To the portal"
+          },
+          "400": {
+            "description": "Refused (the default while another method remains): the portal again, with why",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "No or a wrong csrf_token, or the form came from another site (Sec-Fetch-Site: cross-site, or a foreign Origin)",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "This link has expired: the session is unknown, revoked or expired, or the token is wrong",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "The form is too large",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/p/session/{id}/{token}/done": {
+      "get": {
+        "operationId": "showPortalDonePage",
+        "summary": "The hosted confirmation a completed flow ends on (after_completion hosted_confirmation): its custom_message and the return link; redirects (303) to the portal otherwise. Changes nothing.",
+        "security": [],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The portal session (bps_...)"
+          },
+          {
+            "name": "token",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The session's token, from its url"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "An HTML page",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "303": {
+            "description": "To the portal, when there is no completed flow"
+          },
+          "404": {
+            "description": "This link has expired: the session is unknown, revoked or expired, or the token is wrong",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v1/webhook_endpoints": {
       "post": {
         "operationId": "createWebhookEndpoint",
@@ -14076,6 +16623,9 @@ enum OpenAPIDocument {
                     "items": {
                       "enum": [
                         "*",
+                        "billing_portal.configuration.created",
+                        "billing_portal.configuration.updated",
+                        "billing_portal.session.created",
                         "customer.created",
                         "customer.updated",
                         "customer.deleted",
@@ -14161,6 +16711,9 @@ enum OpenAPIDocument {
                     "items": {
                       "enum": [
                         "*",
+                        "billing_portal.configuration.created",
+                        "billing_portal.configuration.updated",
+                        "billing_portal.session.created",
                         "customer.created",
                         "customer.updated",
                         "customer.deleted",
@@ -14443,6 +16996,9 @@ enum OpenAPIDocument {
                         "items": {
                           "enum": [
                             "*",
+                            "billing_portal.configuration.created",
+                            "billing_portal.configuration.updated",
+                            "billing_portal.session.created",
                             "customer.created",
                             "customer.updated",
                             "customer.deleted",
@@ -14548,6 +17104,9 @@ enum OpenAPIDocument {
                         "items": {
                           "enum": [
                             "*",
+                            "billing_portal.configuration.created",
+                            "billing_portal.configuration.updated",
+                            "billing_portal.session.created",
                             "customer.created",
                             "customer.updated",
                             "customer.deleted",
@@ -15781,7 +18340,8 @@ enum OpenAPIDocument {
           "object",
           "customer",
           "ephemeral_keys_revoked",
-          "customer_sessions_revoked"
+          "customer_sessions_revoked",
+          "billing_portal_sessions_revoked"
         ],
         "properties": {
           "object": {
@@ -15794,6 +18354,9 @@ enum OpenAPIDocument {
             "type": "integer"
           },
           "customer_sessions_revoked": {
+            "type": "integer"
+          },
+          "billing_portal_sessions_revoked": {
             "type": "integer"
           }
         }
@@ -16464,6 +19027,458 @@ enum OpenAPIDocument {
             }
           }
         ]
+      },
+      "BillingPortalConfiguration": {
+        "type": "object",
+        "required": [
+          "id",
+          "object",
+          "active",
+          "application",
+          "business_profile",
+          "created",
+          "default_return_url",
+          "features",
+          "is_default",
+          "livemode",
+          "login_page",
+          "metadata",
+          "name",
+          "updated"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "object": {
+            "const": "billing_portal.configuration"
+          },
+          "active": {
+            "type": "boolean"
+          },
+          "application": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "business_profile": {
+            "type": "object",
+            "required": [
+              "headline",
+              "privacy_policy_url",
+              "terms_of_service_url"
+            ],
+            "properties": {
+              "headline": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "privacy_policy_url": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "terms_of_service_url": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              }
+            }
+          },
+          "created": {
+            "type": "integer"
+          },
+          "default_return_url": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "features": {
+            "type": "object",
+            "required": [
+              "customer_update",
+              "invoice_history",
+              "payment_method_update",
+              "subscription_cancel",
+              "subscription_update"
+            ],
+            "properties": {
+              "customer_update": {
+                "type": "object",
+                "required": [
+                  "allowed_updates",
+                  "enabled"
+                ],
+                "properties": {
+                  "allowed_updates": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    }
+                  },
+                  "enabled": {
+                    "const": false
+                  }
+                }
+              },
+              "invoice_history": {
+                "type": "object",
+                "required": [
+                  "enabled"
+                ],
+                "properties": {
+                  "enabled": {
+                    "const": false
+                  }
+                }
+              },
+              "payment_method_update": {
+                "type": "object",
+                "required": [
+                  "enabled",
+                  "payment_method_configuration"
+                ],
+                "properties": {
+                  "enabled": {
+                    "type": "boolean"
+                  },
+                  "payment_method_configuration": {
+                    "type": "null"
+                  }
+                }
+              },
+              "subscription_cancel": {
+                "type": "object",
+                "required": [
+                  "cancellation_reason",
+                  "enabled",
+                  "mode",
+                  "proration_behavior"
+                ],
+                "properties": {
+                  "cancellation_reason": {
+                    "type": "object",
+                    "required": [
+                      "enabled",
+                      "options"
+                    ],
+                    "properties": {
+                      "enabled": {
+                        "const": false
+                      },
+                      "options": {
+                        "type": "array",
+                        "items": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "enabled": {
+                    "const": false
+                  },
+                  "mode": {
+                    "const": "at_period_end"
+                  },
+                  "proration_behavior": {
+                    "const": "none"
+                  }
+                }
+              },
+              "subscription_update": {
+                "type": "object",
+                "required": [
+                  "billing_cycle_anchor",
+                  "default_allowed_updates",
+                  "enabled",
+                  "products",
+                  "proration_behavior",
+                  "schedule_at_period_end",
+                  "trial_update_behavior"
+                ],
+                "properties": {
+                  "billing_cycle_anchor": {
+                    "type": "null"
+                  },
+                  "default_allowed_updates": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    }
+                  },
+                  "enabled": {
+                    "const": false
+                  },
+                  "products": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    }
+                  },
+                  "proration_behavior": {
+                    "const": "none"
+                  },
+                  "schedule_at_period_end": {
+                    "type": "object",
+                    "required": [
+                      "conditions"
+                    ],
+                    "properties": {
+                      "conditions": {
+                        "type": "array",
+                        "items": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "trial_update_behavior": {
+                    "const": "end_trial"
+                  }
+                }
+              }
+            }
+          },
+          "is_default": {
+            "type": "boolean"
+          },
+          "livemode": {
+            "type": "boolean"
+          },
+          "login_page": {
+            "type": "object",
+            "required": [
+              "enabled",
+              "url"
+            ],
+            "properties": {
+              "enabled": {
+                "const": false
+              },
+              "url": {
+                "type": "null"
+              }
+            }
+          },
+          "metadata": {
+            "$ref": "#/components/schemas/Metadata"
+          },
+          "name": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "updated": {
+            "type": "integer"
+          }
+        }
+      },
+      "BillingPortalConfigurationList": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/ListBase"
+          },
+          {
+            "properties": {
+              "data": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/BillingPortalConfiguration"
+                }
+              }
+            }
+          }
+        ]
+      },
+      "BillingPortalSession": {
+        "type": "object",
+        "required": [
+          "id",
+          "object",
+          "configuration",
+          "created",
+          "customer",
+          "customer_account",
+          "flow",
+          "livemode",
+          "locale",
+          "on_behalf_of",
+          "return_url",
+          "url"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "object": {
+            "const": "billing_portal.session"
+          },
+          "configuration": {
+            "type": "string"
+          },
+          "created": {
+            "type": "integer"
+          },
+          "customer": {
+            "type": "string"
+          },
+          "customer_account": {
+            "type": "null"
+          },
+          "flow": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "required": [
+              "after_completion",
+              "subscription_cancel",
+              "subscription_update",
+              "subscription_update_confirm",
+              "type"
+            ],
+            "properties": {
+              "after_completion": {
+                "type": "object",
+                "required": [
+                  "hosted_confirmation",
+                  "redirect",
+                  "type"
+                ],
+                "properties": {
+                  "hosted_confirmation": {
+                    "type": [
+                      "object",
+                      "null"
+                    ],
+                    "required": [
+                      "custom_message"
+                    ],
+                    "properties": {
+                      "custom_message": {
+                        "type": [
+                          "string",
+                          "null"
+                        ]
+                      }
+                    }
+                  },
+                  "redirect": {
+                    "type": [
+                      "object",
+                      "null"
+                    ],
+                    "required": [
+                      "return_url"
+                    ],
+                    "properties": {
+                      "return_url": {
+                        "type": "string"
+                      }
+                    }
+                  },
+                  "type": {
+                    "enum": [
+                      "hosted_confirmation",
+                      "portal_homepage",
+                      "redirect"
+                    ]
+                  }
+                }
+              },
+              "subscription_cancel": {
+                "type": "null"
+              },
+              "subscription_update": {
+                "type": "null"
+              },
+              "subscription_update_confirm": {
+                "type": "null"
+              },
+              "type": {
+                "const": "payment_method_update"
+              }
+            }
+          },
+          "livemode": {
+            "type": "boolean"
+          },
+          "locale": {
+            "enum": [
+              "auto",
+              "bg",
+              "cs",
+              "da",
+              "de",
+              "el",
+              "en",
+              "en-AU",
+              "en-CA",
+              "en-GB",
+              "en-IE",
+              "en-IN",
+              "en-NZ",
+              "en-SG",
+              "es",
+              "es-419",
+              "et",
+              "fi",
+              "fil",
+              "fr",
+              "fr-CA",
+              "hr",
+              "hu",
+              "id",
+              "it",
+              "ja",
+              "ko",
+              "lt",
+              "lv",
+              "ms",
+              "mt",
+              "nb",
+              "nl",
+              "pl",
+              "pt",
+              "pt-BR",
+              "ro",
+              "ru",
+              "sk",
+              "sl",
+              "sv",
+              "th",
+              "tr",
+              "vi",
+              "zh",
+              "zh-HK",
+              "zh-TW",
+              null
+            ]
+          },
+          "on_behalf_of": {
+            "type": "null"
+          },
+          "return_url": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "url": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "{base}/p/session/{id}/{token}: only in the answer that creates the session, null everywhere else (events included)"
+          }
+        }
       },
       "WebhookEndpoint": {
         "type": "object",

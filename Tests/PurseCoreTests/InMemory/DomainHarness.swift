@@ -24,6 +24,8 @@ struct DomainHarness {
     let idempotency: IdempotencyService
     /// Retries after 60 s, then every 300 s, for up to 3 days.
     let webhookQueue: WebhookDeliveryQueue
+    let portal: BillingPortalService
+    let portalPages: BillingPortalPages
 
     /// The account's secret key.
     var secret: Credential { Credential(kind: .secret, accountID: account, sourceID: "sk_inmemory") }
@@ -47,6 +49,11 @@ struct DomainHarness {
         idempotency = IdempotencyService(database: database, masterKey: masterKey)
         webhookQueue = WebhookDeliveryQueue(
             database: database, masterKey: masterKey, retrySchedule: [60, 300], giveUpAfter: 3 * 86_400, attemptTimeout: .seconds(5)
+        )
+        portal = BillingPortalService(database: database, masterKey: masterKey, publicURL: PublicURL("http://purse.test"))
+        portalPages = BillingPortalPages(
+            database: database, masterKey: masterKey, publicURL: PublicURL("http://purse.test"), setupIntents: setupIntents,
+            paymentMethods: paymentMethods, selection: selection, sheetSettings: sheetSettings
         )
     }
 

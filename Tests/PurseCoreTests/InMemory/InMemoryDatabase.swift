@@ -86,6 +86,7 @@ actor InMemoryDatabase: Database {
     private nonisolated var repositories: Repositories {
         Repositories(
             accounts: InMemoryAccountRepository(database: self),
+            billingPortal: InMemoryBillingPortalRepository(database: self),
             customerCredentials: InMemoryCustomerCredentialRepository(database: self),
             customers: InMemoryCustomerRepository(database: self), events: InMemoryEventRepository(database: self),
             financialConnections: InMemoryFinancialConnectionsRepository(database: self),
@@ -178,6 +179,8 @@ struct InMemoryState: Sendable {
     var events: [String: EventRow] = [:]
     var financialConnectionsSessions: [String: StoredFinancialConnectionsSession] = [:]
     var masterKeySeals: [String: MasterKeySeal] = [:]
+    var portalConfigurations: [String: PortalConfigurationRow] = [:]
+    var portalSessions: [String: PortalSessionRow] = [:]
     /// The identity every table's `seq` is drawn from (one sequence is as good as one a table).
     var lastSeq = 0
     /// Seconds added to the wall clock for `now()`.

@@ -1,0 +1,264 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PurseCore
+import PurseModels
+
+/// The customer portal's pages, under a session's URL (`/p/session/{id}/{token}`). Public: the
+/// URL is the customer's credential, for its one customer, and every page checks it again. Each
+/// form carries the session's form token, and a POST from another site is refused, so a page of
+/// another origin cannot act for the customer. After a POST the customer is redirected (303), so
+/// a reload repeats nothing.
+struct PortalPageController {
+    let pages: BillingPortalPages
+    let publicURL: PublicURL
+
+    static let root = "/p/session/{id}/{token}"
+
+    func register(on api: APIRouter) {
+        api.raw(.get, Self.root, home)
+        api.raw(.get, Self.root + "/add", addForm)
+        api.raw(.post, Self.root + "/payment_methods", add)
+        api.raw(.get, "/p/session/{id}/return/{setup_intent}", returnFromAuthentication)
+        api.raw(.post, Self.root + "/payment_methods/{payment_method}/default", setDefault)
+        api.raw(.post, Self.root + "/payment_methods/{payment_method}/remove", remove)
+        api.raw(.get, Self.root + "/done", done)
+    }
+
+    // MARK: - Pages
+
+    @Sendable func home(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
+        try await withVisit(request, context) { visit, page in
+            if visit.isFlowPending { return page.add(newForm(visit, request: request), error: Self.failure(request, page.text)).response() }
+            let notice = request.uri.queryParameters.get("done").flatMap(PortalPage.Notice.init(rawValue:))
+            return page.methods(notice: notice).response()
+        }
+    }
+
+    @Sendable func addForm(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
+        try await withVisit(request, context) { visit, page in
+            guard visit.canUpdate, !visit.addableTypes.isEmpty else { return Self.redirect(to: visit.url) }
+            return page.add(newForm(visit, request: request), error: Self.failure(request, page.text)).response()
+        }
+    }
+
+    @Sendable func add(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
+        try await withForm(request, context) { visit, page, fields in
+            let form: PortalPaymentMethodForm
+            do {
+                form = try PortalPaymentMethodForm(fields, offered: visit.addableTypes)
+            } catch {
+                return page.add(newForm(visit, request: request), error: page.text.tryAgain).response(status: .badRequest)
+            }
+            let info = Self.requestInfo(context)
+            do {
+                let confirmation = try form.confirmation(
+                    ipAddress: context.peerAddress ?? "127.0.0.1", userAgent: request.headers[.userAgent] ?? "unknown"
+                )
+                switch try await pages.add(form.type, confirmation, makeDefault: form.makeDefault, in: visit, request: info) {
+                case .saved:
+                    return Self.redirect(to: completionTarget(visit, notice: .added))
+                case .needsAuthentication(let url, let intent, let returnToken):
+                    var response = Self.redirect(to: url)
+                    let path = URLComponents(string: BillingPortalPages.returnURL(base: "", session: visit.session.id, setupIntent: intent))?.path
+                    let secure = publicURL.base.lowercased().hasPrefix("https:") ? "; Secure" : ""
+                    response.headers[.setCookie] =
+                        "\(Self.returnCookie)=\(returnToken); Path=\(path ?? "/"); Max-Age=3600; HttpOnly; SameSite=Lax\(secure)"
+                    return response
+                }
+            } catch PortalFormError.expiryFormat {
+                return page.add(form, error: page.text.expiryFormat, invalid: .cardExpiry).response(status: .badRequest)
+            } catch let error as PurseError where error.category == .invalidRequest || error.category == .card {
+                let field = PortalPaymentMethodForm.field(for: error.param)
+                let status: HTTPResponse.Status = error.category == .card ? Self.paymentRequired : .badRequest
+                return page.add(form, error: Self.message(for: error, field: field, page.text), invalid: field).response(status: status)
+            }
+        }
+    }
+
+    /// Where the authentication page sends the customer back to, with its verdict recorded. Its
+    /// URL has no session token (the intent stores it): the browser proves it is the one that
+    /// left with the return cookie.
+    @Sendable func returnFromAuthentication(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
+        let intent = context.parameters.get("setup_intent") ?? ""
+        let cookie = Self.cookie(Self.returnCookie, in: request.headers[values: .cookie])
+        return try await respond(request) {
+            try await pages.visit(context.parameters.get("id") ?? "", returningFrom: intent, returnToken: cookie ?? "")
+        } _: { visit, page in
+            let makeDefault = request.uri.queryParameters.get("make_default") == "true"
+            let outcome = try await pages.finishAddition(setupIntent: intent, makeDefault: makeDefault, in: visit, request: Self.requestInfo(context))
+            guard case .success = outcome else {
+                return Self.redirect(to: visit.isFlowPending ? "\(visit.url)?failed=authentication" : "\(visit.url)/add?failed=authentication")
+            }
+            let target = completionTarget(visit, notice: .added)
+            guard target.hasPrefix(visit.url) else {
+                // Another site: the authentication page's form-action would stop a redirect there.
+                var saved = page.saved()
+                saved.refreshTo = target
+                return saved.response()
+            }
+            return Self.redirect(to: target)
+        }
+    }
+
+    @Sendable func setDefault(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
+        try await withForm(request, context) { visit, _, _ in
+            try await pages.setDefault(context.parameters.get("payment_method") ?? "", in: visit, request: Self.requestInfo(context))
+            return Self.redirect(to: "\(visit.url)?done=default")
+        }
+    }
+
+    @Sendable func remove(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
+        try await withForm(request, context) { visit, page, _ in
+            do {
+                try await pages.remove(context.parameters.get("payment_method") ?? "", in: visit, request: Self.requestInfo(context))
+            } catch let error as PurseError where error.code == "default_payment_method_required" {
+                return page.methods(notice: nil, error: page.text.removeBlocked).response(status: .badRequest)
+            }
+            return Self.redirect(to: "\(visit.url)?done=removed")
+        }
+    }
+
+    @Sendable func done(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
+        try await withVisit(request, context) { visit, page in
+            guard visit.session.flow != nil, !visit.isFlowPending else { return Self.redirect(to: visit.url) }
+            return page.saved().response()
+        }
+    }
+
+    // MARK: - Around every page
+
+    /// Runs `body` for an open session; a closed or unknown one, or an object the customer cannot
+    /// see, gets the "link has expired" page (404), whatever the URL says.
+    private func withVisit(
+        _ request: Request, _ context: PurseRequestContext,
+        _ body: (BillingPortalPages.Visit, PortalPage) async throws -> Response
+    ) async throws -> Response {
+        try await respond(request) {
+            try await pages.visit(context.parameters.get("id") ?? "", token: context.parameters.get("token") ?? "")
+        } _: { visit, page in
+            try await body(visit, page)
+        }
+    }
+
+    private func respond(
+        _ request: Request, opening: () async throws -> BillingPortalPages.Visit,
+        _ body: (BillingPortalPages.Visit, PortalPage) async throws -> Response
+    ) async throws -> Response {
+        let acceptLanguage = request.headers[.acceptLanguage]
+        do {
+            let visit = try await opening()
+            let page = PortalPage(visit: visit, text: PortalText.forLocale(visit.session.locale, acceptLanguage: acceptLanguage))
+            do {
+                return try await body(visit, page)
+            } catch let error as PurseError where error.category == .permission {
+                return PortalPage.forbidden(page.text).response(status: .forbidden)
+            } catch let error as PurseError where error.category != .notFound && error.category != .conflict {
+                return page.methods(notice: nil, error: Self.message(for: error, field: nil, page.text)).response(status: .badRequest)
+            }
+        } catch let error as PurseError where error.category == .notFound {
+            return PortalPage.closed(PortalText.forLocale(nil, acceptLanguage: acceptLanguage)).response(status: .notFound)
+        }
+    }
+
+    /// ``withVisit(_:_:_:)`` for a form's POST: the form token must be the session's and the
+    /// request must come from the page's own origin.
+    private func withForm(
+        _ request: Request, _ context: PurseRequestContext,
+        _ body: (BillingPortalPages.Visit, PortalPage, ParamObject) async throws -> Response
+    ) async throws -> Response {
+        guard let fields = try await HTMLPage.formFields(of: request) else { return HTMLPage.tooLarge(again: "send the form") }
+        return try await withVisit(request, context) { visit, page in
+            guard isSameOrigin(request), case .string(let token)? = fields["csrf_token"], pages.isFormToken(token, of: visit) else {
+                return PortalPage.forbidden(page.text).response(status: .forbidden)
+            }
+            return try await body(visit, page, fields)
+        }
+    }
+
+    /// Whether the browser says the request comes from this site: `Sec-Fetch-Site`, which every
+    /// current browser sends, is `same-origin` (or `none`, typed by the person). Without it, an
+    /// `Origin` must be Purse's own, unless it is `null`: the pages' `no-referrer` policy makes
+    /// browsers send that for their own forms, and the form token still has to match.
+    private func isSameOrigin(_ request: Request) -> Bool {
+        if let site = request.headers[.secFetchSite] { return site == "same-origin" || site == "none" }
+        guard let origin = request.headers[.origin]?.lowercased(), origin != "null" else { return true }
+        var allowed = [Self.origin(of: publicURL.base)]
+        if let host = request.head.authority { allowed += ["http://\(host)", "https://\(host)"] }
+        return allowed.contains(origin)
+    }
+
+    private static func origin(of url: String) -> String {
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else { return "" }
+        return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
+    }
+
+    /// A new form: the type asked for in `?type=`, else the first the page offers; ticked to
+    /// become the default when the customer has none.
+    private func newForm(_ visit: BillingPortalPages.Visit, request: Request) -> PortalPaymentMethodForm {
+        let asked = request.uri.queryParameters.get("type").flatMap(PaymentMethodType.init(rawValue:))
+        let type = asked.flatMap { visit.addableTypes.contains($0) ? $0 : nil } ?? visit.addableTypes.first ?? .card
+        return PortalPaymentMethodForm(type: type, makeDefault: visit.defaultMethod == nil)
+    }
+
+    /// Where a saved method sends the customer: the flow's `after_completion`, else the page.
+    private func completionTarget(_ visit: BillingPortalPages.Visit, notice: PortalPage.Notice) -> String {
+        guard visit.isFlowPending, let after = visit.session.flow?.afterCompletion else { return "\(visit.url)?done=\(notice.rawValue)" }
+        switch after.type {
+        case "redirect": return after.redirect?.returnURL ?? visit.url
+        case "hosted_confirmation": return "\(visit.url)/done"
+        default: return "\(visit.url)?done=\(notice.rawValue)"
+        }
+    }
+
+    /// The error an attempt that came back from 3D Secure failed with (`?failed=authentication`).
+    private static func failure(_ request: Request, _ text: PortalText) -> String? {
+        request.uri.queryParameters.get("failed") == "authentication" ? text.authenticationFailed : nil
+    }
+
+    /// What the customer reads for an error: the catalogue's sentence for a decline or a field,
+    /// never the developer's message (which may be in another language).
+    static func message(for error: PurseError, field: PortalPaymentMethodForm.Field?, _ text: PortalText) -> String {
+        switch error.declineCode ?? error.code {
+        case "insufficient_funds": return text.insufficientFunds
+        case "expired_card": return text.expiredCard
+        case "incorrect_cvc", "invalid_cvc": return text.incorrectCVC
+        case "processing_error": return text.processingError
+        case "card_declined", "generic_decline", "lost_card", "stolen_card", "do_not_honor", "card_velocity_exceeded": return text.declined
+        case "setup_intent_authentication_failure": return text.authenticationFailed
+        default: break
+        }
+        if error.category == .card, field == nil { return text.declined }
+        guard let field else { return text.tryAgain }
+        return error.code == "parameter_missing" ? text.required(field.label(text)) : text.invalid(field.label(text))
+    }
+
+    static let paymentRequired = HTTPResponse.Status(code: 402, reasonPhrase: "Payment Required")
+
+    /// The cookie a browser leaving for 3D Secure carries back (``returnFromAuthentication(_:_:)``).
+    static let returnCookie = "purse_portal_return"
+
+    /// A cookie's value in `Cookie` headers.
+    static func cookie(_ name: String, in headers: [String]) -> String? {
+        for header in headers {
+            for pair in header.split(separator: ";") {
+                let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0] == name { return String(parts[1]) }
+            }
+        }
+        return nil
+    }
+
+    private static func requestInfo(_ context: PurseRequestContext) -> RequestInfo {
+        RequestInfo(id: context.requestID, idempotencyKey: nil, apiVersion: RequestInfo.defaultAPIVersion)
+    }
+
+    private static func redirect(to location: String) -> Response {
+        Response(status: .seeOther, headers: [.location: location, .contentLength: "0", .cacheControl: "no-store"])
+    }
+}
+
+extension HTTPField.Name {
+    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+}

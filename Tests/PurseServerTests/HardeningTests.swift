@@ -129,6 +129,24 @@ struct HardeningTests {
         }
     }
 
+    @Test func theAuthenticationPageTakesNoVerdictFromAnotherSite() async throws {
+        try await LiveServer.with { server in
+            let account = try await server.makeAccount()
+            let created = try await account.secret.post("/v1/setup_intents", "payment_method=pm_card_authenticationRequired&confirm=true")
+            let id = try #require(created.json["id"]?.stringValue)
+            let url = try #require(created.json["next_action"]?["redirect_to_url"]?["url"]?.stringValue.flatMap(URL.init(string:)))
+            for from in [["Sec-Fetch-Site": "cross-site"], ["Sec-Fetch-Site": "same-site"], ["Origin": "https://evil.example"]] {
+                let refused = try await HTTPCall.send("POST", url, headers: from, body: "action=complete")
+                #expect(refused.status == 403, "\(from)")
+            }
+            #expect(try await account.secret.get("/v1/setup_intents/\(id)").json["status"] == "requires_action")
+            // The page's own form: same-origin, or `Origin: null` under its no-referrer policy.
+            let decided = try await HTTPCall.send("POST", url, headers: ["Origin": "null"], body: "action=complete")
+            #expect(decided.status == 200)
+            #expect(try await account.secret.get("/v1/setup_intents/\(id)").json["status"] == "succeeded")
+        }
+    }
+
     // MARK: Emails and single-line fields (finding 7)
 
     @Test(arguments: [

@@ -108,13 +108,13 @@ public struct PurseApplication {
             database: database, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
         )
         SetupIntentsController(setupIntents: setupIntents).register(on: api)
-        AuthenticationPageController(setupIntents: setupIntents).register(on: api)
-        MicrodepositsPageController(setupIntents: setupIntents).register(on: api)
+        AuthenticationPageController(setupIntents: setupIntents, publicURL: publicURL).register(on: api)
+        MicrodepositsPageController(setupIntents: setupIntents, publicURL: publicURL).register(on: api)
         let financialConnections = FinancialConnectionsService(
             database: database, processor: processor, masterKey: masterKey, publicURL: publicURL
         )
         FinancialConnectionsController(financialConnections: financialConnections).register(on: api)
-        TestBankPageController(financialConnections: financialConnections).register(on: api)
+        TestBankPageController(financialConnections: financialConnections, publicURL: publicURL).register(on: api)
         let sessions = CustomerSessionService(
             database: database, masterKey: masterKey, lifetime: configuration.customerSessionLifetime, caches: caches
         )

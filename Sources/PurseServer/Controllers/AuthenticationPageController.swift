@@ -10,6 +10,8 @@ import PurseModels
 /// `return_url` when there is one.
 struct AuthenticationPageController {
     let setupIntents: SetupIntentService
+    /// Purse's public URL: a form's POST must come from its pages.
+    let publicURL: PublicURL
 
     static let path = "/v1/setup_intents/{id}/authenticate/{token}"
 
@@ -40,6 +42,7 @@ struct AuthenticationPageController {
     }
 
     @Sendable func decide(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
+        guard HTMLPage.isFromOwnSite(request, publicURL: publicURL.base) else { return HTMLPage.fromAnotherSite() }
         guard let form = try await HTMLPage.formFields(of: request) else { return HTMLPage.tooLarge(again: "choose an outcome") }
         guard case .string(let action) = form["action"] ?? .string(""), action == "complete" || action == "fail" else {
             throw PurseError.invalidParameter("action", "action must be complete or fail.")

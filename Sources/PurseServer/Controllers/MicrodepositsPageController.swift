@@ -10,6 +10,8 @@ import PurseModels
 /// carries its own unguessable token.
 struct MicrodepositsPageController {
     let setupIntents: SetupIntentService
+    /// Purse's public URL: a form's POST must come from its pages.
+    let publicURL: PublicURL
 
     static let path = "/v1/setup_intents/{id}/verify_microdeposits/{token}"
 
@@ -25,6 +27,7 @@ struct MicrodepositsPageController {
     }
 
     @Sendable func verify(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
+        guard HTMLPage.isFromOwnSite(request, publicURL: publicURL.base) else { return HTMLPage.fromAnotherSite() }
         guard let form = try await HTMLPage.formFields(of: request) else { return HTMLPage.tooLarge(again: "type the code") }
         guard case .string(let code) = form["descriptor_code"] ?? .string("") else {
             throw PurseError.invalidParameter("descriptor_code", "descriptor_code must be text.")

@@ -10,6 +10,8 @@ import PurseCore
 /// redirect. No script: a form, and a link.
 struct TestBankPageController {
     let financialConnections: FinancialConnectionsService
+    /// Purse's public URL: a form's POST must come from its pages.
+    let publicURL: PublicURL
 
     static let path = "/v1/financial_connections/test_bank/{token}"
 
@@ -27,6 +29,7 @@ struct TestBankPageController {
 
     @Sendable func decide(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
         let (id, token) = Self.address(request, context)
+        guard HTMLPage.isFromOwnSite(request, publicURL: publicURL.base) else { return HTMLPage.fromAnotherSite() }
         guard let form = try await HTMLPage.formFields(of: request) else { return HTMLPage.tooLarge(again: "choose an account") }
         let field = { (name: String) -> String? in
             guard case .string(let value) = form[name] else { return nil }

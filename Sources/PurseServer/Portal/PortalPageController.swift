@@ -170,28 +170,13 @@ struct PortalPageController {
     ) async throws -> Response {
         guard let fields = try await HTMLPage.formFields(of: request) else { return HTMLPage.tooLarge(again: "send the form") }
         return try await withVisit(request, context) { visit, page in
-            guard isSameOrigin(request), case .string(let token)? = fields["csrf_token"], pages.isFormToken(token, of: visit) else {
+            guard HTMLPage.isFromOwnSite(request, publicURL: publicURL.base), case .string(let token)? = fields["csrf_token"],
+                pages.isFormToken(token, of: visit)
+            else {
                 return PortalPage.forbidden(page.text).response(status: .forbidden)
             }
             return try await body(visit, page, fields)
         }
-    }
-
-    /// Whether the browser says the request comes from this site: `Sec-Fetch-Site`, which every
-    /// current browser sends, is `same-origin` (or `none`, typed by the person). Without it, an
-    /// `Origin` must be Purse's own, unless it is `null`: the pages' `no-referrer` policy makes
-    /// browsers send that for their own forms, and the form token still has to match.
-    private func isSameOrigin(_ request: Request) -> Bool {
-        if let site = request.headers[.secFetchSite] { return site == "same-origin" || site == "none" }
-        guard let origin = request.headers[.origin]?.lowercased(), origin != "null" else { return true }
-        var allowed = [Self.origin(of: publicURL.base)]
-        if let host = request.head.authority { allowed += ["http://\(host)", "https://\(host)"] }
-        return allowed.contains(origin)
-    }
-
-    private static func origin(of url: String) -> String {
-        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else { return "" }
-        return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
     }
 
     /// A new form: the type asked for in `?type=`, else the first the page offers; ticked to
@@ -257,8 +242,4 @@ struct PortalPageController {
     private static func redirect(to location: String) -> Response {
         Response(status: .seeOther, headers: [.location: location, .contentLength: "0", .cacheControl: "no-store"])
     }
-}
-
-extension HTTPField.Name {
-    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
 }

@@ -1,3 +1,5 @@
+import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 
@@ -21,4 +23,30 @@ extension HTMLPage {
         HTMLPage(title: "Request too large", body: "<h1>This request is too large</h1><p>Go back and \(again) again.</p>")
             .response(status: .contentTooLarge)
     }
+
+    /// Whether the browser says a form's POST comes from Purse's own pages: `Sec-Fetch-Site`,
+    /// which every current browser sends, is `same-origin` (or `none`, typed by the person).
+    /// Without it, an `Origin` must be Purse's own (`publicURL`'s, or the request's host), unless
+    /// it is `null`: the pages' `no-referrer` policy makes browsers send that for their own forms.
+    /// A page from another site therefore cannot make a customer's browser act on these pages.
+    static func isFromOwnSite(_ request: Request, publicURL: String) -> Bool {
+        if let site = request.headers[.secFetchSite] { return site == "same-origin" || site == "none" }
+        guard let origin = request.headers[.origin]?.lowercased(), origin != "null" else { return true }
+        var allowed: [String] = []
+        if let components = URLComponents(string: publicURL), let scheme = components.scheme, let host = components.host {
+            allowed.append("\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? ""))
+        }
+        if let host = request.head.authority { allowed += ["http://\(host)", "https://\(host)"] }
+        return allowed.contains(origin)
+    }
+
+    /// The `403` page for a form another site sent.
+    static func fromAnotherSite() -> Response {
+        HTMLPage(title: "This form cannot be sent", body: "<h1>This form cannot be sent</h1><p>Reload the page and try again.</p>")
+            .response(status: .forbidden)
+    }
+}
+
+extension HTTPField.Name {
+    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
 }

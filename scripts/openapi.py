@@ -153,8 +153,10 @@ def portal_features(creating):
     customer_update["properties"] = dict(customer_update["properties"], allowed_updates={"type": "array", "items": S, "maxItems": 0, "description": "Only empty: the portal does not update customer details"})
     return {"type": "object", "properties": {
         "customer_update": customer_update, "invoice_history": portal_switch(OFF, True),
-        "payment_method_update": portal_switch({"type": "boolean"}, True),
-        "subscription_cancel": portal_switch(OFF, creating), "subscription_update": portal_switch(OFF, creating)}, "additionalProperties": False}
+        "payment_method_update": dict(portal_switch({"type": "boolean"}, True), properties={"enabled": {"type": "boolean"},
+            "payment_method_configuration": {"const": "", "description": "Only empty: the sheet settings' payment_method_types decide what may be added"}}),
+        "subscription_cancel": portal_switch(OFF, creating), "subscription_pause": portal_switch(OFF, creating),
+        "subscription_update": portal_switch(OFF, creating)}, "additionalProperties": False}
 portal_configuration_props = {
     "business_profile": {"type": "object", "properties": {"headline": {"type": "string", "maxLength": 60}, "privacy_policy_url": WEB_URL, "terms_of_service_url": WEB_URL}, "additionalProperties": False},
     "default_return_url": RETURN_URL, "features": portal_features(True), "login_page": portal_switch(OFF, True),
@@ -165,7 +167,7 @@ portal_configuration_update_props = {"active": {"type": "boolean", "description"
 portal_session_props = {
     "customer": S, "configuration": {"type": "string", "description": "An active configuration; the account's default when left out"},
     "flow_data": {"type": "object", "properties": {
-        "type": {"enum": ["payment_method_update"], "description": "Stripe's subscription flows are refused (400, param flow_data[type]): Purse keeps no subscriptions"},
+        "type": {"enum": ["payment_method_update"], "description": "Stripe's other flows (customer_update, subscription_*) are refused (400, param flow_data[type]): Purse keeps no subscriptions and its portal shows payment methods only"},
         "after_completion": {"type": "object", "properties": {
             "type": {"enum": ["hosted_confirmation", "portal_homepage", "redirect"]},
             "redirect": {"type": "object", "properties": {"return_url": RETURN_URL}, "required": ["return_url"], "additionalProperties": False},
@@ -461,7 +463,8 @@ doc = {
           "business_profile": {"type": "object", "required": ["headline", "privacy_policy_url", "terms_of_service_url"], "properties": {
               "headline": nullable("string"), "privacy_policy_url": nullable("string"), "terms_of_service_url": nullable("string")}},
           "created": {"type": "integer"}, "default_return_url": nullable("string"),
-          "features": {"type": "object", "required": ["customer_update", "invoice_history", "payment_method_update", "subscription_cancel", "subscription_update"], "properties": {
+          "features": {"type": "object", "required": ["customer_update", "invoice_history", "payment_method_update", "subscription_cancel", "subscription_pause", "subscription_update"], "properties": {
+              "subscription_pause": {"type": "object", "required": ["enabled"], "properties": {"enabled": {"const": False}}},
               "customer_update": {"type": "object", "required": ["allowed_updates", "enabled"], "properties": {"allowed_updates": {"type": "array", "items": S}, "enabled": {"const": False}}},
               "invoice_history": {"type": "object", "required": ["enabled"], "properties": {"enabled": {"const": False}}},
               "payment_method_update": {"type": "object", "required": ["enabled", "payment_method_configuration"], "properties": {
@@ -478,10 +481,11 @@ doc = {
           "login_page": {"type": "object", "required": ["enabled", "url"], "properties": {"enabled": {"const": False}, "url": {"type": "null"}}},
           "metadata": ref("Metadata"), "name": nullable("string"), "updated": {"type": "integer"}}},
       "BillingPortalConfigurationList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("BillingPortalConfiguration")}}}]},
-      "BillingPortalSession": {"type": "object", "required": ["id", "object", "configuration", "created", "customer", "customer_account", "flow", "livemode", "locale", "on_behalf_of", "return_url", "url"], "properties": {
-          "id": S, "object": {"const": "billing_portal.session"}, "configuration": S, "created": {"type": "integer"}, "customer": S,
+      "BillingPortalSession": {"type": "object", "required": ["id", "object", "after_expiration", "configuration", "created", "customer", "customer_account", "flow", "livemode", "locale", "on_behalf_of", "return_url", "url"], "properties": {
+          "id": S, "object": {"const": "billing_portal.session"}, "after_expiration": {"type": "null"}, "configuration": S, "created": {"type": "integer"}, "customer": S,
           "customer_account": {"type": "null"},
-          "flow": {"type": ["object", "null"], "required": ["after_completion", "subscription_cancel", "subscription_update", "subscription_update_confirm", "type"], "properties": {
+          "flow": {"type": ["object", "null"], "required": ["after_completion", "customer_update", "subscription_cancel", "subscription_update", "subscription_update_confirm", "type"], "properties": {
+              "customer_update": {"type": "null"},
               "after_completion": {"type": "object", "required": ["hosted_confirmation", "redirect", "type"], "properties": {
                   "hosted_confirmation": {"type": ["object", "null"], "required": ["custom_message"], "properties": {"custom_message": nullable("string")}},
                   "redirect": {"type": ["object", "null"], "required": ["return_url"], "properties": {"return_url": S}},

@@ -30,7 +30,7 @@ struct BillingPortalTests {
         try await LiveServer.with { server in
             let api = try await server.makeAccount().secret
             #expect(try await api.post("/v1/billing_portal/configurations", "name=x").error?["param"] == "features")
-            for feature in ["invoice_history", "subscription_cancel", "subscription_update", "customer_update"] {
+            for feature in ["invoice_history", "subscription_cancel", "subscription_pause", "subscription_update", "customer_update"] {
                 let refused = try await api.post(
                     "/v1/billing_portal/configurations", "features[payment_method_update][enabled]=true&features[\(feature)][enabled]=true"
                 )
@@ -236,7 +236,9 @@ struct BillingPortalTests {
             let returnURL = try #require(back.url)
             #expect(returnURL.path.hasPrefix("/p/session/\(portal.id)/return/") && !returnURL.absoluteString.contains("test_"))
             let intent = String(authentication.pathComponents[3])
-            let cookie = DerivedSecrets(masterKey: server.masterKey).portalReturnToken(session: portal.id, setupIntent: intent)
+            let cookie = DerivedSecrets(masterKey: server.masterKey).portalReturnToken(
+                session: portal.id, setupIntent: intent, makeDefault: true
+            )
             let returned = try await HTTPCall.send("GET", returnURL, headers: ["Cookie": "other=1; purse_portal_return=\(cookie)"])
             #expect(returned.status == 200 && returned.text.contains("id=\"notice\""))
             let methods = try #require(try await api.get("/v1/payment_methods", query: "customer=\(customer)&type=card").json["data"]?.arrayValue)

@@ -53,7 +53,7 @@ CONFIGURATION_FIELDS = {
     "is_default", "livemode", "login_page", "metadata", "name", "updated",
 }
 SESSION_FIELDS = {
-    "id", "object", "configuration", "created", "customer", "customer_account", "flow", "livemode", "locale",
+    "id", "object", "after_expiration", "configuration", "created", "customer", "customer_account", "flow", "livemode", "locale",
     "on_behalf_of", "return_url", "url",
 }
 # The features the portal does not serve, and the parameter that would turn each on.
@@ -85,6 +85,7 @@ def features(payment_method_update=True):
             "cancellation_reason": {"enabled": False, "options": []}, "enabled": False, "mode": "at_period_end",
             "proration_behavior": "none",
         },
+        "subscription_pause": {"enabled": False},
         "subscription_update": {
             "billing_cycle_anchor": None, "default_allowed_updates": [], "enabled": False, "products": [],
             "proration_behavior": "none", "schedule_at_period_end": {"conditions": []},
@@ -385,7 +386,7 @@ def test_a_session_with_a_payment_method_update_flow(purse, client, customer, af
     )
     assert set(session.to_dict()) == SESSION_FIELDS
     assert session.flow.to_dict() == {
-        "after_completion": expected, "subscription_cancel": None, "subscription_update": None,
+        "after_completion": expected, "customer_update": None, "subscription_cancel": None, "subscription_update": None,
         "subscription_update_confirm": None, "type": "payment_method_update",
     }
     assert url_match(purse, session)

@@ -22,7 +22,8 @@ CREATE UNIQUE INDEX billing_portal_configurations_one_default ON billing_portal_
 CREATE INDEX billing_portal_configurations_list ON billing_portal_configurations (account_id, created DESC, seq DESC);
 
 -- Portal sessions open for five minutes until first visited, then for an hour after the latest
--- visit (last_active), as Stripe's do; revoked_at ends one sooner.
+-- visit (last_active), and a day at most (Purse's choice, PortalSessionLifetime); revoked_at
+-- ends one sooner.
 CREATE TABLE billing_portal_sessions (
     id text PRIMARY KEY,
     account_id text NOT NULL REFERENCES accounts (id),

@@ -19,8 +19,8 @@ public protocol AccountRepository: Sendable {
     /// Stores an account; with `ifMissing`, an account already stored under its id is left as it is.
     func insert(_ account: Account, ifMissing: Bool) async throws
 
-    /// Whether there is an account with this id.
-    func exists(_ id: String) async throws -> Bool
+    /// The account with this id, if there is one.
+    func find(_ id: String) async throws -> Account?
 
     /// The development account of the local default, if there is one (there is at most one).
     func development() async throws -> Account?

@@ -68,7 +68,7 @@ public struct AccountService: Sendable {
     public func createKey(account accountID: String, kind: APIKeyInfo.Kind) async throws -> CreatedKey {
         let key = Self.newKey(kind, account: accountID)
         try await database.transaction { repositories in
-            guard try await repositories.accounts.exists(accountID) else { throw PurseError.noSuch("account", accountID) }
+            guard try await repositories.accounts.find(accountID) != nil else { throw PurseError.noSuch("account", accountID) }
             try await Self.insert(key, in: repositories)
         }
         return key

@@ -30,6 +30,8 @@ public struct BillingPortalPages: Sendable {
     public struct Visit: Sendable {
         public let session: BillingPortalSession
         public let configuration: BillingPortalConfiguration
+        /// The merchant's name (the account's), which the return link and a mandate name.
+        public let merchantName: String
         /// The customer's credential on these pages.
         public let caller: Credential
         /// The page's own URL (`session.url`).
@@ -68,41 +70,40 @@ public struct BillingPortalPages: Sendable {
 
     /// Opens session `id` for the browser coming back from authenticating `setupIntent`, which
     /// carries the return cookie set when it left (``Addition/needsAuthentication(url:setupIntent:returnToken:)``).
-    public func visit(_ id: String, returningFrom setupIntent: String, returnToken: String) async throws -> Visit {
+    public func visit(_ id: String, returningFrom setupIntent: String, makeDefault: Bool, returnToken: String) async throws -> Visit {
         guard ObjectID.isWellFormed(id, prefix: .billingPortalSession),
-            secrets.isPortalReturnToken(returnToken, session: id, setupIntent: setupIntent)
+            secrets.isPortalReturnToken(returnToken, session: id, setupIntent: setupIntent, makeDefault: makeDefault)
         else { throw Self.closed }
         return try await open(id)
     }
 
     private func open(_ id: String) async throws -> Visit {
-        let found = try await database.transaction { repositories -> (StoredPortalSession, BillingPortalConfiguration)? in
+        let found = try await database.transaction { repositories -> (StoredPortalSession, BillingPortalConfiguration, Account)? in
             guard
-                let stored = try await repositories.billingPortal.visitSession(
-                    id, now: Clock.now, firstVisit: BillingPortalService.firstVisitWindow, idle: BillingPortalService.idleLifetime
-                ),
+                let stored = try await repositories.billingPortal.visitSession(id, now: Clock.now, lifetime: .standard),
                 let configuration = try await repositories.billingPortal.findConfiguration(
                     stored.session.configuration, account: stored.accountID, lock: false
-                )
+                ),
+                let account = try await repositories.accounts.find(stored.accountID)
             else { return nil }
-            return (stored, configuration)
+            return (stored, configuration, account)
         }
-        guard let (stored, configuration) = found else { throw Self.closed }
+        guard let (stored, configuration, account) = found else { throw Self.closed }
         var session = stored.session
         session.url = BillingPortalService.url(of: id, base: publicURL.base, secrets: secrets)
         let caller = Credential(
             kind: .billingPortal, accountID: stored.accountID, customerID: session.customer, sourceID: session.id,
             session: SessionPermissions(
                 canRemove: configuration.features.paymentMethodUpdate.enabled, canRemoveLast: true,
-                allowRedisplayFilters: ["always", "limited", "unspecified"]
+                allowRedisplayFilters: Self.shownRedisplay
             )
         )
         let settings = try await sheetSettings.inForce(for: caller)
         let shown = try await paymentMethods.sheetMethods(
-            customer: session.customer, allowRedisplay: ["always", "limited", "unspecified"], settings: settings, by: caller
+            customer: session.customer, allowRedisplay: Self.shownRedisplay, settings: settings, by: caller
         )
         return Visit(
-            session: session, configuration: configuration, caller: caller, url: session.url ?? "",
+            session: session, configuration: configuration, merchantName: account.name, caller: caller, url: session.url ?? "",
             formToken: secrets.portalFormToken(id), settings: settings, methods: shown.methods, defaultMethod: shown.defaultMethod,
             isFlowPending: session.flow != nil && stored.completedAt == nil
         )
@@ -141,7 +142,7 @@ public struct BillingPortalPages: Sendable {
             + (makeDefault ? "?make_default=true" : "")
         let confirmed = try await setupIntents.confirm(intent.id, confirmation, by: visit.caller, request: request)
         if confirmed.status == .requiresAction, let url = confirmed.nextAction?.redirectToURL?.url {
-            let returnToken = secrets.portalReturnToken(session: visit.session.id, setupIntent: intent.id)
+            let returnToken = secrets.portalReturnToken(session: visit.session.id, setupIntent: intent.id, makeDefault: makeDefault)
             return .needsAuthentication(url: url, setupIntent: intent.id, returnToken: returnToken)
         }
         guard confirmed.status == .succeeded, let method = confirmed.paymentMethod else {
@@ -216,6 +217,10 @@ public struct BillingPortalPages: Sendable {
     public static func returnURL(base: String, session: String, setupIntent: String) -> String {
         "\(base)/p/session/\(session)/return/\(setupIntent)"
     }
+
+    /// The page shows every saved method, whatever its `allow_redisplay` (which is about
+    /// checkout forms), within the sheet settings' own filter.
+    static let shownRedisplay = ["always", "limited", "unspecified"]
 
     /// The one answer for a session that is unknown, revoked, expired, or whose token is wrong.
     static let closed = PurseError.noSuch("portal session", "link")

@@ -8,12 +8,6 @@ public struct BillingPortalService: Sendable {
     private let secrets: DerivedSecrets
     private let publicURL: PublicURL
 
-    /// Seconds a new session's URL may wait for its first visit (Purse's choice: Stripe says only
-    /// that sessions are short-lived and expire when not visited).
-    public static let firstVisitWindow = 300
-    /// Seconds a visited session stays open after its latest page view or action.
-    public static let idleLifetime = 3600
-
     public init(database: any Database, masterKey: MasterKey, publicURL: PublicURL) {
         self.database = database
         self.secrets = DerivedSecrets(masterKey: masterKey)
@@ -27,11 +21,7 @@ public struct BillingPortalService: Sendable {
     ) async throws -> BillingPortalConfiguration {
         guard params.features != nil else { throw PurseError.missingParameter("features") }
         if params.active != nil { throw PurseError.unknownParameter("active") }
-        let now = Clock.now
-        let initial = BillingPortalConfiguration(
-            id: ObjectID.make(.billingPortalConfiguration), active: true, businessProfile: .init(), created: now,
-            defaultReturnURL: nil, paymentMethodUpdate: true, isDefault: false, metadata: [:], name: nil, updated: now
-        )
+        let initial = BillingPortalConfiguration.initial(id: ObjectID.make(.billingPortalConfiguration), isDefault: false, now: Clock.now)
         let configuration = try params.applied(to: initial, creating: true)
         try await database.transaction { repositories in
             try await repositories.billingPortal.insertConfiguration(configuration, account: caller.accountID)
@@ -151,9 +141,11 @@ public struct BillingPortalService: Sendable {
 
     static func flow(_ data: BillingPortalSessionParameters.FlowData) throws -> BillingPortalSession.Flow {
         guard data.type == .paymentMethodUpdate else {
+            let needs =
+                data.type == .customerUpdate
+                ? "changes customer details, which Purse's portal does not" : "needs subscriptions, which Purse does not keep"
             throw PurseError.invalidParameter(
-                "flow_data[type]",
-                "The \(data.type.rawValue) flow needs subscriptions, which Purse does not keep; the portal serves payment_method_update."
+                "flow_data[type]", "The \(data.type.rawValue) flow \(needs); the portal serves payment_method_update."
             )
         }
         let after = data.afterCompletion
@@ -165,9 +157,10 @@ public struct BillingPortalService: Sendable {
             completion = .init(type: "portal_homepage")
         case .redirect:
             try refuse(after?.hostedConfirmation != nil, "flow_data[after_completion][hosted_confirmation]", "redirect")
-            guard let redirect = after?.redirect else { throw PurseError.missingParameter("flow_data[after_completion][redirect]") }
-            let target = try ReturnURL.checked(redirect.returnURL, param: "flow_data[after_completion][redirect][return_url]")
-            completion = .init(redirect: .init(returnURL: target ?? redirect.returnURL), type: "redirect")
+            guard let redirect = after?.redirect,
+                let target = try ReturnURL.checked(redirect.returnURL, param: "flow_data[after_completion][redirect][return_url]")
+            else { throw PurseError.missingParameter("flow_data[after_completion][redirect]") }
+            completion = .init(redirect: .init(returnURL: target), type: "redirect")
         case .hostedConfirmation:
             try refuse(after?.redirect != nil, "flow_data[after_completion][redirect]", "hosted_confirmation")
             let message = try TextRules.limited(
@@ -186,13 +179,8 @@ public struct BillingPortalService: Sendable {
     @discardableResult
     static func ensureDefault(account: String, in repositories: Repositories) async throws -> BillingPortalConfiguration {
         if let found = try await repositories.billingPortal.findConfiguration("default", account: account, lock: false) { return found }
-        let now = Clock.now
         try await repositories.billingPortal.insertDefaultConfigurationIfMissing(
-            BillingPortalConfiguration(
-                id: ObjectID.make(.billingPortalConfiguration), active: true, businessProfile: .init(), created: now,
-                defaultReturnURL: nil, paymentMethodUpdate: true, isDefault: true, metadata: [:], name: nil, updated: now
-            ),
-            account: account
+            .initial(id: ObjectID.make(.billingPortalConfiguration), isDefault: true, now: Clock.now), account: account
         )
         // Another request may have made it first: read back whichever is the default.
         guard let made = try await repositories.billingPortal.findConfiguration("default", account: account, lock: false) else {

@@ -163,8 +163,7 @@ public struct CustomerService: Sendable {
             let keys = try await EphemeralKeyService.revokeAll(customer: customer.id, account: caller.accountID, in: repositories)
             let sessions = try await CustomerSessionService.revokeAll(customer: customer.id, account: caller.accountID, in: repositories)
             let portalSessions = try await repositories.billingPortal.revokeSessions(
-                customer: customer.id, account: caller.accountID, now: Clock.now, firstVisit: BillingPortalService.firstVisitWindow,
-                idle: BillingPortalService.idleLifetime
+                customer: customer.id, account: caller.accountID, now: Clock.now, lifetime: .standard
             )
             return CredentialRevocation(
                 customer: customer.id, ephemeralKeysRevoked: keys, customerSessionsRevoked: sessions,

@@ -111,12 +111,16 @@ public struct DerivedSecrets: Sendable {
 
     /// The cookie that lets the browser which added a method come back to its session after 3D
     /// Secure: the setup intent's `return_url` is stored, so it cannot carry the session's token.
-    public func portalReturnToken(session id: String, setupIntent: String) -> String {
-        token(portalReturnKey, "\(id)|\(setupIntent)", length: 32)
+    /// Bound to whether the customer asked for the method to become the default, so the way
+    /// back cannot ask for more than they did.
+    public func portalReturnToken(session id: String, setupIntent: String, makeDefault: Bool) -> String {
+        token(portalReturnKey, "\(id)|\(setupIntent)|\(makeDefault)", length: 32)
     }
 
-    public func isPortalReturnToken(_ candidate: String, session id: String, setupIntent: String) -> Bool {
-        SecretHash.constantTimeEquals(Array(candidate.utf8), Array(portalReturnToken(session: id, setupIntent: setupIntent).utf8))
+    public func isPortalReturnToken(_ candidate: String, session id: String, setupIntent: String, makeDefault: Bool) -> Bool {
+        SecretHash.constantTimeEquals(
+            Array(candidate.utf8), Array(portalReturnToken(session: id, setupIntent: setupIntent, makeDefault: makeDefault).utf8)
+        )
     }
 
     /// `length` base62 characters of HMAC output: one 32-byte MAC carries 42 full characters, so

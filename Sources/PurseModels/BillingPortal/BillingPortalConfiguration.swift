@@ -33,6 +33,14 @@ public struct BillingPortalConfiguration: Codable, Sendable, Hashable {
         self.updated = updated
     }
 
+    /// A new configuration as Stripe makes one: active, payment methods on, nothing else set.
+    public static func initial(id: String, isDefault: Bool, now: Int) -> BillingPortalConfiguration {
+        BillingPortalConfiguration(
+            id: id, active: true, businessProfile: BusinessProfile(), created: now, defaultReturnURL: nil, paymentMethodUpdate: true,
+            isDefault: isDefault, metadata: [:], name: nil, updated: now
+        )
+    }
+
     enum CodingKeys: String, CodingKey {
         case id, object, active, application
         case businessProfile = "business_profile"
@@ -69,6 +77,7 @@ public struct BillingPortalConfiguration: Codable, Sendable, Hashable {
         public var invoiceHistory = Switch(enabled: false)
         public var paymentMethodUpdate: PaymentMethodUpdate
         public var subscriptionCancel = SubscriptionCancel()
+        public var subscriptionPause = Switch(enabled: false)
         public var subscriptionUpdate = SubscriptionUpdate()
 
         public init(paymentMethodUpdate: PaymentMethodUpdate) {
@@ -80,6 +89,7 @@ public struct BillingPortalConfiguration: Codable, Sendable, Hashable {
             case invoiceHistory = "invoice_history"
             case paymentMethodUpdate = "payment_method_update"
             case subscriptionCancel = "subscription_cancel"
+            case subscriptionPause = "subscription_pause"
             case subscriptionUpdate = "subscription_update"
         }
     }

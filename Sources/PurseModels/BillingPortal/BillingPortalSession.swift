@@ -4,6 +4,8 @@
 public struct BillingPortalSession: Codable, Sendable, Hashable {
     public var id: String
     public var object: String = "billing_portal.session"
+    /// Stripe's recovery of an expired session through a customer login; Purse has no login page.
+    public var afterExpiration: String?
     public var configuration: String
     public var created: Int
     public var customer: String
@@ -31,7 +33,9 @@ public struct BillingPortalSession: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, object, configuration, created, customer
+        case id, object
+        case afterExpiration = "after_expiration"
+        case configuration, created, customer
         case customerAccount = "customer_account"
         case flow, livemode, locale
         case onBehalfOf = "on_behalf_of"
@@ -43,6 +47,8 @@ public struct BillingPortalSession: Codable, Sendable, Hashable {
     /// the customer goes once it is done.
     public struct Flow: Codable, Sendable, Hashable {
         public var afterCompletion: AfterCompletion
+        /// The flows' subjects Purse does not serve (subscriptions, customer details): always null.
+        public var customerUpdate: String?
         public var subscriptionCancel: String?
         public var subscriptionUpdate: String?
         public var subscriptionUpdateConfirm: String?
@@ -55,6 +61,7 @@ public struct BillingPortalSession: Codable, Sendable, Hashable {
 
         enum CodingKeys: String, CodingKey {
             case afterCompletion = "after_completion"
+            case customerUpdate = "customer_update"
             case subscriptionCancel = "subscription_cancel"
             case subscriptionUpdate = "subscription_update"
             case subscriptionUpdateConfirm = "subscription_update_confirm"

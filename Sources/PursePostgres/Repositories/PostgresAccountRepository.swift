@@ -14,8 +14,8 @@ struct PostgresAccountRepository: AccountRepository {
         try await connection.query(query)
     }
 
-    func exists(_ id: String) async throws -> Bool {
-        !(try await connection.query("SELECT 1 FROM accounts WHERE id = \(id)").isEmpty)
+    func find(_ id: String) async throws -> Account? {
+        try await connection.query("SELECT id, name, created, is_development FROM accounts WHERE id = \(id)").first.map(Self.account)
     }
 
     func development() async throws -> Account? {

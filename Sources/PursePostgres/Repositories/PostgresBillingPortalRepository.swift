@@ -72,15 +72,14 @@ struct PostgresBillingPortalRepository: BillingPortalRepository {
         )
     }
 
-    func visitSession(_ id: String, now: Int, firstVisit: Int, idle: Int) async throws -> StoredPortalSession? {
+    func visitSession(_ id: String, now: Int, lifetime: PortalSessionLifetime) async throws -> StoredPortalSession? {
         // One statement both checks that the session is open and records the visit.
         let rows = try await connection.query(
             """
             UPDATE billing_portal_sessions s SET last_active = \(now)
             FROM customers c
             WHERE s.id = \(id) AND c.id = s.customer_id AND c.account_id = s.account_id AND NOT c.deleted
-              AND s.revoked_at IS NULL
-              AND ((s.last_active IS NULL AND s.created + \(firstVisit) > \(now)) OR s.last_active + \(idle) > \(now))
+              AND s.revoked_at IS NULL AND \(Self.isOpen(lifetime, now: now, alias: "s."))
             RETURNING s.id, s.account_id, s.customer_id, s.configuration_id, s.created, s.last_active, s.completed_at,
                       s.locale, s.return_url, s.flow
             """
@@ -94,14 +93,24 @@ struct PostgresBillingPortalRepository: BillingPortalRepository {
         )
     }
 
-    func revokeSessions(customer: String, account: String, now: Int, firstVisit: Int, idle: Int) async throws -> Int {
+    func revokeSessions(customer: String, account: String, now: Int, lifetime: PortalSessionLifetime) async throws -> Int {
         try await connection.query(
             """
             UPDATE billing_portal_sessions SET revoked_at = \(now)
             WHERE account_id = \(account) AND customer_id = \(customer) AND revoked_at IS NULL
-              AND ((last_active IS NULL AND created + \(firstVisit) > \(now)) OR last_active + \(idle) > \(now))
+              AND \(Self.isOpen(lifetime, now: now, alias: ""))
             """
         ).affectedRows
+    }
+
+    /// ``PortalSessionLifetime/isOpen(created:lastActive:now:)`` in SQL, on the columns of the
+    /// table aliased `alias` (a code constant).
+    private static func isOpen(_ lifetime: PortalSessionLifetime, now: Int, alias: String) -> PostgresQuery {
+        """
+        \(unsafeSQL: alias)created + \(lifetime.maximum) > \(now)
+        AND ((\(unsafeSQL: alias)last_active IS NULL AND \(unsafeSQL: alias)created + \(lifetime.firstVisit) > \(now))
+             OR \(unsafeSQL: alias)last_active + \(lifetime.idle) > \(now))
+        """
     }
 
     private static func insert(_ configuration: BillingPortalConfiguration, account: String) -> PostgresQuery {

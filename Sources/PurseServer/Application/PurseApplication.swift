@@ -135,7 +135,7 @@ public struct PurseApplication {
                 database: database, masterKey: masterKey, publicURL: publicURL, setupIntents: setupIntents,
                 paymentMethods: paymentMethods, selection: selection, sheetSettings: sheetSettings
             ),
-            publicURL: publicURL
+            publicURL: publicURL, clientAddress: ClientAddress(trustedProxies: configuration.trustedProxies)
         ).register(on: api)
         EventsController(events: EventService(database: database, masterKey: masterKey)).register(on: api)
         let destinations = WebhookDestinations(

@@ -14180,6 +14180,17 @@ enum OpenAPIDocument {
                             "properties": {
                               "enabled": {
                                 "type": "boolean"
+                              },
+                              "payment_method_configuration": {
+                                "anyOf": [
+                                  {
+                                    "const": "",
+                                    "description": "Only empty: the sheet settings' payment_method_types decide what may be added"
+                                  },
+                                  {
+                                    "const": ""
+                                  }
+                                ]
                               }
                             },
                             "additionalProperties": false,
@@ -14193,6 +14204,26 @@ enum OpenAPIDocument {
                         ]
                       },
                       "subscription_cancel": {
+                        "anyOf": [
+                          {
+                            "type": "object",
+                            "properties": {
+                              "enabled": {
+                                "const": false,
+                                "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                              }
+                            },
+                            "additionalProperties": false,
+                            "required": [
+                              "enabled"
+                            ]
+                          },
+                          {
+                            "const": ""
+                          }
+                        ]
+                      },
+                      "subscription_pause": {
                         "anyOf": [
                           {
                             "type": "object",
@@ -14464,6 +14495,20 @@ enum OpenAPIDocument {
                             "properties": {
                               "enabled": {
                                 "type": "boolean"
+                              },
+                              "payment_method_configuration": {
+                                "anyOf": [
+                                  {
+                                    "const": "",
+                                    "description": "Only empty: the sheet settings' payment_method_types decide what may be added"
+                                  },
+                                  {
+                                    "const": ""
+                                  },
+                                  {
+                                    "type": "null"
+                                  }
+                                ]
                               }
                             },
                             "additionalProperties": false,
@@ -14480,6 +14525,29 @@ enum OpenAPIDocument {
                         ]
                       },
                       "subscription_cancel": {
+                        "anyOf": [
+                          {
+                            "type": "object",
+                            "properties": {
+                              "enabled": {
+                                "const": false,
+                                "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                              }
+                            },
+                            "additionalProperties": false,
+                            "required": [
+                              "enabled"
+                            ]
+                          },
+                          {
+                            "const": ""
+                          },
+                          {
+                            "type": "null"
+                          }
+                        ]
+                      },
+                      "subscription_pause": {
                         "anyOf": [
                           {
                             "type": "object",
@@ -14948,6 +15016,17 @@ enum OpenAPIDocument {
                                 "properties": {
                                   "enabled": {
                                     "type": "boolean"
+                                  },
+                                  "payment_method_configuration": {
+                                    "anyOf": [
+                                      {
+                                        "const": "",
+                                        "description": "Only empty: the sheet settings' payment_method_types decide what may be added"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
                                   }
                                 },
                                 "additionalProperties": false,
@@ -14961,6 +15040,30 @@ enum OpenAPIDocument {
                             ]
                           },
                           "subscription_cancel": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "enabled": {
+                                    "anyOf": [
+                                      {
+                                        "const": false,
+                                        "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                                      },
+                                      {
+                                        "const": ""
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              }
+                            ]
+                          },
+                          "subscription_pause": {
                             "anyOf": [
                               {
                                 "type": "object",
@@ -15265,6 +15368,20 @@ enum OpenAPIDocument {
                                 "properties": {
                                   "enabled": {
                                     "type": "boolean"
+                                  },
+                                  "payment_method_configuration": {
+                                    "anyOf": [
+                                      {
+                                        "const": "",
+                                        "description": "Only empty: the sheet settings' payment_method_types decide what may be added"
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
                                   }
                                 },
                                 "additionalProperties": false,
@@ -15281,6 +15398,36 @@ enum OpenAPIDocument {
                             ]
                           },
                           "subscription_cancel": {
+                            "anyOf": [
+                              {
+                                "type": "object",
+                                "properties": {
+                                  "enabled": {
+                                    "anyOf": [
+                                      {
+                                        "const": false,
+                                        "description": "Purse's portal serves payment methods only: true is refused (400, param names this field)"
+                                      },
+                                      {
+                                        "const": ""
+                                      },
+                                      {
+                                        "type": "null"
+                                      }
+                                    ]
+                                  }
+                                },
+                                "additionalProperties": false
+                              },
+                              {
+                                "const": ""
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "subscription_pause": {
                             "anyOf": [
                               {
                                 "type": "object",
@@ -15475,7 +15622,7 @@ enum OpenAPIDocument {
                             "enum": [
                               "payment_method_update"
                             ],
-                            "description": "Stripe's subscription flows are refused (400, param flow_data[type]): Purse keeps no subscriptions"
+                            "description": "Stripe's other flows (customer_update, subscription_*) are refused (400, param flow_data[type]): Purse keeps no subscriptions and its portal shows payment methods only"
                           },
                           "after_completion": {
                             "anyOf": [
@@ -15669,7 +15816,7 @@ enum OpenAPIDocument {
                             "enum": [
                               "payment_method_update"
                             ],
-                            "description": "Stripe's subscription flows are refused (400, param flow_data[type]): Purse keeps no subscriptions"
+                            "description": "Stripe's other flows (customer_update, subscription_*) are refused (400, param flow_data[type]): Purse keeps no subscriptions and its portal shows payment methods only"
                           },
                           "after_completion": {
                             "anyOf": [
@@ -19106,9 +19253,21 @@ enum OpenAPIDocument {
               "invoice_history",
               "payment_method_update",
               "subscription_cancel",
+              "subscription_pause",
               "subscription_update"
             ],
             "properties": {
+              "subscription_pause": {
+                "type": "object",
+                "required": [
+                  "enabled"
+                ],
+                "properties": {
+                  "enabled": {
+                    "const": false
+                  }
+                }
+              },
               "customer_update": {
                 "type": "object",
                 "required": [
@@ -19302,6 +19461,7 @@ enum OpenAPIDocument {
         "required": [
           "id",
           "object",
+          "after_expiration",
           "configuration",
           "created",
           "customer",
@@ -19319,6 +19479,9 @@ enum OpenAPIDocument {
           },
           "object": {
             "const": "billing_portal.session"
+          },
+          "after_expiration": {
+            "type": "null"
           },
           "configuration": {
             "type": "string"
@@ -19339,12 +19502,16 @@ enum OpenAPIDocument {
             ],
             "required": [
               "after_completion",
+              "customer_update",
               "subscription_cancel",
               "subscription_update",
               "subscription_update_confirm",
               "type"
             ],
             "properties": {
+              "customer_update": {
+                "type": "null"
+              },
               "after_completion": {
                 "type": "object",
                 "required": [

@@ -97,8 +97,7 @@ struct PortalPage {
             body += input(field, required: required, value: field.isSensitive ? nil : form.values[field], invalid: field == invalid, error: error)
         }
         if form.type == .sepaDebit {
-            let merchant = visit.configuration.businessProfile.headline ?? text.returnToMerchant
-            body += "<p id=\"mandate\"><small>\(e(text.mandate(merchant)))</small></p>"
+            body += "<p id=\"mandate\"><small>\(e(text.mandate(visit.merchantName)))</small></p>"
         }
         if !visit.isFlowPending {
             let checked = form.makeDefault ? " checked" : ""
@@ -134,10 +133,17 @@ struct PortalPage {
         return "<header class=\"merchant\"><p>\(e(headline))</p></header>"
     }
 
+    /// The way back to the merchant, and the merchant's policies when the configuration links them.
     private func returnLink() -> String {
-        guard let target = visit.session.returnURL else { return "" }
-        let label = visit.configuration.businessProfile.headline.map(text.returnTo) ?? text.returnToMerchant
-        return "<p><a id=\"return-link\" href=\"\(e(target))\">\(e(label))</a></p>"
+        var links = ""
+        if let target = visit.session.returnURL {
+            links += "<p><a id=\"return-link\" href=\"\(e(target))\">\(e(text.returnTo(visit.merchantName)))</a></p>"
+        }
+        let profile = visit.configuration.businessProfile
+        let policies = [(profile.privacyPolicyURL, text.privacyPolicy), (profile.termsOfServiceURL, text.termsOfService)]
+            .compactMap { url, label in url.map { "<a href=\"\(e($0))\">\(e(label))</a>" } }
+        if !policies.isEmpty { links += "<footer><p>\(policies.joined(separator: " · "))</p></footer>" }
+        return links
     }
 
     private func form(action: String, button: String, label: String) -> String {
@@ -207,6 +213,11 @@ struct PortalPage {
             title: text.expiredTitle, body: "<h1>\(HTMLPage.escaped(text.expiredTitle))</h1><p>\(HTMLPage.escaped(text.expiredBody))</p>",
             language: text.language
         )
+    }
+
+    /// When the database could not answer: nothing was shown or changed.
+    static func failed(_ text: PortalText) -> HTMLPage {
+        HTMLPage(title: text.tryAgain, body: "<h1>\(HTMLPage.escaped(text.tryAgain))</h1>", language: text.language)
     }
 
     static func forbidden(_ text: PortalText) -> HTMLPage {

@@ -13,6 +13,8 @@ import PurseModels
 struct PortalPageController {
     let pages: BillingPortalPages
     let publicURL: PublicURL
+    /// Where a request comes from, behind trusted proxies too: a SEPA mandate records it.
+    let clientAddress: ClientAddress
 
     static let root = "/p/session/{id}/{token}"
 
@@ -52,22 +54,20 @@ struct PortalPageController {
                 return page.add(newForm(visit, request: request), error: page.text.tryAgain).response(status: .badRequest)
             }
             let info = Self.requestInfo(context)
+            guard let address = clientAddress.of(peer: context.peerAddress, forwardedFor: request.headers[.xForwardedFor]) else {
+                return page.add(form, error: page.text.tryAgain).response(status: .badRequest)
+            }
             do {
-                let confirmation = try form.confirmation(
-                    ipAddress: context.peerAddress ?? "127.0.0.1", userAgent: request.headers[.userAgent] ?? "unknown"
-                )
+                let confirmation = try form.confirmation(ipAddress: address, userAgent: request.headers[.userAgent] ?? "unknown")
                 switch try await pages.add(form.type, confirmation, makeDefault: form.makeDefault, in: visit, request: info) {
                 case .saved:
                     return Self.redirect(to: completionTarget(visit, notice: .added))
                 case .needsAuthentication(let url, let intent, let returnToken):
                     var response = Self.redirect(to: url)
-                    let path = URLComponents(string: BillingPortalPages.returnURL(base: "", session: visit.session.id, setupIntent: intent))?.path
-                    let secure = publicURL.base.lowercased().hasPrefix("https:") ? "; Secure" : ""
-                    response.headers[.setCookie] =
-                        "\(Self.returnCookie)=\(returnToken); Path=\(path ?? "/"); Max-Age=3600; HttpOnly; SameSite=Lax\(secure)"
+                    response.headers[.setCookie] = returnCookie(returnToken, session: visit.session.id, setupIntent: intent, maxAge: 3600)
                     return response
                 }
-            } catch PortalFormError.expiryFormat {
+            } catch PortalPaymentMethodForm.Refusal.expiryFormat {
                 return page.add(form, error: page.text.expiryFormat, invalid: .cardExpiry).response(status: .badRequest)
             } catch let error as PurseError where error.category == .invalidRequest || error.category == .card {
                 let field = PortalPaymentMethodForm.field(for: error.param)
@@ -81,15 +81,16 @@ struct PortalPageController {
     /// URL has no session token (the intent stores it): the browser proves it is the one that
     /// left with the return cookie.
     @Sendable func returnFromAuthentication(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
-        let intent = context.parameters.get("setup_intent") ?? ""
+        let (id, intent) = (context.parameters.get("id") ?? "", context.parameters.get("setup_intent") ?? "")
+        let makeDefault = request.uri.queryParameters.get("make_default") == "true"
         let cookie = Self.cookie(Self.returnCookie, in: request.headers[values: .cookie])
-        return try await respond(request) {
-            try await pages.visit(context.parameters.get("id") ?? "", returningFrom: intent, returnToken: cookie ?? "")
+        var response = try await respond(request) {
+            try await pages.visit(id, returningFrom: intent, makeDefault: makeDefault, returnToken: cookie ?? "")
         } _: { visit, page in
-            let makeDefault = request.uri.queryParameters.get("make_default") == "true"
             let outcome = try await pages.finishAddition(setupIntent: intent, makeDefault: makeDefault, in: visit, request: Self.requestInfo(context))
-            guard case .success = outcome else {
-                return Self.redirect(to: visit.isFlowPending ? "\(visit.url)?failed=authentication" : "\(visit.url)/add?failed=authentication")
+            if case .failure(let error) = outcome {
+                let failed = "failed=\(error.code ?? "card_declined")"
+                return Self.redirect(to: visit.isFlowPending ? "\(visit.url)?\(failed)" : "\(visit.url)/add?\(failed)")
             }
             let target = completionTarget(visit, notice: .added)
             guard target.hasPrefix(visit.url) else {
@@ -100,6 +101,19 @@ struct PortalPageController {
             }
             return Self.redirect(to: target)
         }
+        // Spent: the way back works once.
+        if cookie != nil { response.headers[.setCookie] = returnCookie("", session: id, setupIntent: intent, maxAge: 0) }
+        return response
+    }
+
+    /// The `Set-Cookie` of the way back from 3D Secure: for that one path, never sent to scripts
+    /// or along with another site's requests (but with the top-level redirect back), and
+    /// `Secure` when Purse is served over https.
+    private func returnCookie(_ value: String, session: String, setupIntent: String, maxAge: Int) -> String {
+        let url = BillingPortalPages.returnURL(base: publicURL.base, session: session, setupIntent: setupIntent)
+        let path = URLComponents(string: url)?.path ?? "/"
+        let secure = publicURL.base.lowercased().hasPrefix("https:") ? "; Secure" : ""
+        return "\(Self.returnCookie)=\(value); Path=\(path); Max-Age=\(maxAge); HttpOnly; SameSite=Lax\(secure)"
     }
 
     @Sendable func setDefault(_ request: Request, _ context: PurseRequestContext) async throws -> Response {
@@ -154,11 +168,16 @@ struct PortalPageController {
                 return try await body(visit, page)
             } catch let error as PurseError where error.category == .permission {
                 return PortalPage.forbidden(page.text).response(status: .forbidden)
-            } catch let error as PurseError where error.category != .notFound && error.category != .conflict {
+            } catch let error as PurseError where error.category == .conflict {
+                // Another request held the customer: nothing changed, and trying again works.
+                return page.methods(notice: nil, error: page.text.tryAgain).response(status: .conflict)
+            } catch let error as PurseError where error.category != .notFound {
                 return page.methods(notice: nil, error: Self.message(for: error, field: nil, page.text)).response(status: .badRequest)
             }
         } catch let error as PurseError where error.category == .notFound {
             return PortalPage.closed(PortalText.forLocale(nil, acceptLanguage: acceptLanguage)).response(status: .notFound)
+        } catch is DatabaseError {
+            return PortalPage.failed(PortalText.forLocale(nil, acceptLanguage: acceptLanguage)).response(status: .serviceUnavailable)
         }
     }
 
@@ -197,9 +216,12 @@ struct PortalPageController {
         }
     }
 
-    /// The error an attempt that came back from 3D Secure failed with (`?failed=authentication`).
+    /// Why an attempt that came back from 3D Secure failed (`?failed=` its error code), in the
+    /// catalogue's words.
     private static func failure(_ request: Request, _ text: PortalText) -> String? {
-        request.uri.queryParameters.get("failed") == "authentication" ? text.authenticationFailed : nil
+        guard let code = request.uri.queryParameters.get("failed").map({ String($0) }), code.allSatisfy({ $0.isLowercase || $0 == "_" })
+        else { return nil }
+        return message(for: PurseError(.card, code: code, message: code), field: nil, text)
     }
 
     /// What the customer reads for an error: the catalogue's sentence for a decline or a field,

@@ -84,6 +84,11 @@ struct PortalPaymentMethodForm: Sendable {
         }
     }
 
+    /// What the form itself refuses before any parameter is decoded.
+    enum Refusal: Error {
+        case expiryFormat
+    }
+
     let type: PaymentMethodType
     /// What the customer typed, by field.
     var values: [Field: String]
@@ -134,7 +139,7 @@ struct PortalPaymentMethodForm: Sendable {
         for (field, value) in values.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             switch field {
             case .cardExpiry:
-                guard let (month, year) = Self.expiry(value) else { throw PortalFormError.expiryFormat }
+                guard let (month, year) = Self.expiry(value) else { throw Refusal.expiryFormat }
                 pairs.append(("payment_method_data[card][exp_month]", String(month)))
                 pairs.append(("payment_method_data[card][exp_year]", String(year)))
             case .cardNumber:
@@ -179,9 +184,4 @@ struct PortalPaymentMethodForm: Sendable {
         allowed.insert(charactersIn: "-._~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
-}
-
-/// What the form itself refuses before any parameter is decoded.
-enum PortalFormError: Error {
-    case expiryFormat
 }

@@ -16,7 +16,6 @@ struct PortalText: Sendable {
     let defaultChanged: String
     let removed: String
     let returnTo: @Sendable (String) -> String
-    let returnToMerchant: String
     let card: String
     let sepaDebit: String
     let cardNumber: String
@@ -43,7 +42,6 @@ struct PortalText: Sendable {
     let expiredBody: String
     let forbiddenTitle: String
     let forbiddenBody: String
-    let errorSummary: String
     let required: @Sendable (String) -> String
     let invalid: @Sendable (String) -> String
     let expiryFormat: String
@@ -55,6 +53,8 @@ struct PortalText: Sendable {
     let authenticationFailed: String
     let tryAgain: String
     let paymentMethodType: String
+    let privacyPolicy: String
+    let termsOfService: String
 
     /// The catalogue for a session's `locale` (nil or `auto`: the browser's `Accept-Language`).
     static func forLocale(_ locale: String?, acceptLanguage: String?) -> PortalText {
@@ -80,7 +80,7 @@ struct PortalText: Sendable {
         removeBlocked: "To remove your default payment method, make another one the default first.",
         expires: { "Expires \($0)" }, noPaymentMethods: "You have no saved payment methods yet.", added: "Payment method added.",
         defaultChanged: "Default payment method updated.", removed: "Payment method removed.", returnTo: { "Return to \($0)" },
-        returnToMerchant: "Return to the merchant", card: "Card", sepaDebit: "SEPA Direct Debit", cardNumber: "Card number",
+        card: "Card", sepaDebit: "SEPA Direct Debit", cardNumber: "Card number",
         expiry: "Expiry date", expiryHint: "MM / YY", cvc: "Security code (CVC)", name: "Full name", email: "Email", phone: "Phone",
         line1: "Address line 1", line2: "Address line 2 (optional)", city: "City", state: "State or province",
         postalCode: "Postal code", country: "Country (2-letter code, such as US)", iban: "IBAN",
@@ -93,12 +93,13 @@ struct PortalText: Sendable {
         savedTitle: "Payment method saved", savedBody: "Your payment method was saved and is now your default.",
         expiredTitle: "This link has expired", expiredBody: "Go back to where you came from and open your payment methods again.",
         forbiddenTitle: "This form cannot be sent", forbiddenBody: "Reload the page and try again.",
-        errorSummary: "Please correct the following:", required: { "\($0) is required." }, invalid: { "Check the \($0.lowercased())." },
+        required: { "\($0) is required." }, invalid: { "Check the \($0.lowercased())." },
         expiryFormat: "Enter the expiry date as MM / YY.", declined: "Your card was declined.",
         insufficientFunds: "Your card has insufficient funds.", expiredCard: "Your card has expired.",
         incorrectCVC: "Your card's security code is incorrect.", processingError: "An error occurred while processing your card. Try again.",
         authenticationFailed: "We could not authenticate your payment method. Choose another one or try again.",
-        tryAgain: "Something went wrong. Try again.", paymentMethodType: "Payment method type"
+        tryAgain: "Something went wrong. Try again.", paymentMethodType: "Payment method type", privacyPolicy: "Privacy policy",
+        termsOfService: "Terms of service"
     )
 
     static let french = PortalText(
@@ -107,7 +108,7 @@ struct PortalText: Sendable {
         removeBlocked: "Pour supprimer votre moyen de paiement par défaut, définissez d’abord un autre moyen par défaut.",
         expires: { "Expire le \($0)" }, noPaymentMethods: "Vous n’avez encore aucun moyen de paiement enregistré.",
         added: "Moyen de paiement ajouté.", defaultChanged: "Moyen de paiement par défaut mis à jour.", removed: "Moyen de paiement supprimé.",
-        returnTo: { "Retour à \($0)" }, returnToMerchant: "Retour au marchand", card: "Carte", sepaDebit: "Prélèvement SEPA",
+        returnTo: { "Retour à \($0)" }, card: "Carte", sepaDebit: "Prélèvement SEPA",
         cardNumber: "Numéro de carte", expiry: "Date d’expiration", expiryHint: "MM / AA", cvc: "Code de sécurité (CVC)",
         name: "Nom complet", email: "E-mail", phone: "Téléphone", line1: "Adresse, ligne 1", line2: "Adresse, ligne 2 (facultatif)",
         city: "Ville", state: "Région ou province", postalCode: "Code postal", country: "Pays (code à 2 lettres, par exemple FR)",
@@ -121,12 +122,13 @@ struct PortalText: Sendable {
         savedTitle: "Moyen de paiement enregistré", savedBody: "Votre moyen de paiement a été enregistré et il est désormais utilisé par défaut.",
         expiredTitle: "Ce lien a expiré", expiredBody: "Revenez à la page d’où vous veniez et ouvrez à nouveau vos moyens de paiement.",
         forbiddenTitle: "Ce formulaire ne peut pas être envoyé", forbiddenBody: "Rechargez la page et réessayez.",
-        errorSummary: "Veuillez corriger ce qui suit :", required: { "\($0) : ce champ est obligatoire." },
+        required: { "\($0) : ce champ est obligatoire." },
         invalid: { "\($0) : vérifiez ce champ." }, expiryFormat: "Saisissez la date d’expiration au format MM / AA.",
         declined: "Votre carte a été refusée.", insufficientFunds: "Le solde de votre carte est insuffisant.",
         expiredCard: "Votre carte a expiré.", incorrectCVC: "Le code de sécurité de votre carte est incorrect.",
         processingError: "Une erreur est survenue lors du traitement de votre carte. Réessayez.",
         authenticationFailed: "Nous n’avons pas pu authentifier votre moyen de paiement. Choisissez-en un autre ou réessayez.",
-        tryAgain: "Une erreur est survenue. Réessayez.", paymentMethodType: "Type de moyen de paiement"
+        tryAgain: "Une erreur est survenue. Réessayez.", paymentMethodType: "Type de moyen de paiement",
+        privacyPolicy: "Politique de confidentialité", termsOfService: "Conditions d’utilisation"
     )
 }

@@ -61,7 +61,11 @@ struct DomainHarness {
     static func make() async throws -> DomainHarness {
         let harness = DomainHarness()
         let account = harness.account
-        try await harness.database.transaction { try await SheetSettingsService.createDefault(account: account, in: $0) }
+        try await harness.database.transaction { repositories in
+            try await repositories.accounts.insert(
+                Account(id: account, name: "In memory", created: Clock.now, isDevelopment: false), ifMissing: false)
+            try await SheetSettingsService.createDefault(account: account, in: repositories)
+        }
         return harness
     }
 

@@ -40,8 +40,8 @@ struct InMemoryAccountRepository: AccountRepository {
         }
     }
 
-    func exists(_ id: String) async throws -> Bool {
-        await database.read { $0.accounts[id] != nil }
+    func find(_ id: String) async throws -> Account? {
+        await database.read { $0.accounts[id]?.account }
     }
 
     func development() async throws -> Account? {

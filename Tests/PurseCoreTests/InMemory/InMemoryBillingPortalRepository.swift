@@ -87,12 +87,12 @@ struct InMemoryBillingPortalRepository: BillingPortalRepository {
         }
     }
 
-    func visitSession(_ id: String, now: Int, firstVisit: Int, idle: Int) async throws -> StoredPortalSession? {
+    func visitSession(_ id: String, now: Int, lifetime: PortalSessionLifetime) async throws -> StoredPortalSession? {
         try await database.write { state in
             guard var row = state.portalSessions[id], row.revokedAt == nil,
                 let customer = state.customers[row.stored.session.customer], !customer.deleted
             else { return nil }
-            guard Self.isOpen(row.stored, now: now, firstVisit: firstVisit, idle: idle) else { return nil }
+            guard lifetime.isOpen(created: row.stored.session.created, lastActive: row.stored.lastActive, now: now) else { return nil }
             row.stored.lastActive = now
             state.portalSessions[id] = row
             return row.stored
@@ -106,22 +106,18 @@ struct InMemoryBillingPortalRepository: BillingPortalRepository {
         }
     }
 
-    func revokeSessions(customer: String, account: String, now: Int, firstVisit: Int, idle: Int) async throws -> Int {
+    func revokeSessions(customer: String, account: String, now: Int, lifetime: PortalSessionLifetime) async throws -> Int {
         try await database.write { state in
             var count = 0
             for (id, row) in state.portalSessions
             where row.stored.accountID == account && row.stored.session.customer == customer && row.revokedAt == nil
-                && Self.isOpen(row.stored, now: now, firstVisit: firstVisit, idle: idle)
+                && lifetime.isOpen(created: row.stored.session.created, lastActive: row.stored.lastActive, now: now)
             {
                 state.portalSessions[id]?.revokedAt = now
                 count += 1
             }
             return count
         }
-    }
-
-    private static func isOpen(_ stored: StoredPortalSession, now: Int, firstVisit: Int, idle: Int) -> Bool {
-        if let last = stored.lastActive { last + idle > now } else { stored.session.created + firstVisit > now }
     }
 
     private static func hasDefault(_ account: String, in state: InMemoryState) -> Bool {

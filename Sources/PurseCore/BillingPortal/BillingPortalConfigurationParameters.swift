@@ -39,8 +39,9 @@ public struct BillingPortalConfigurationParameters: Decodable, Sendable {
     public struct FeaturesParameters: Decodable, Sendable {
         public var customerUpdate: CustomerUpdateParameters?
         public var invoiceHistory: SwitchParameter?
-        public var paymentMethodUpdate: SwitchParameter?
+        public var paymentMethodUpdate: PaymentMethodUpdateParameters?
         public var subscriptionCancel: SwitchParameter?
+        public var subscriptionPause: SwitchParameter?
         public var subscriptionUpdate: SwitchParameter?
 
         enum CodingKeys: String, CodingKey {
@@ -48,7 +49,20 @@ public struct BillingPortalConfigurationParameters: Decodable, Sendable {
             case invoiceHistory = "invoice_history"
             case paymentMethodUpdate = "payment_method_update"
             case subscriptionCancel = "subscription_cancel"
+            case subscriptionPause = "subscription_pause"
             case subscriptionUpdate = "subscription_update"
+        }
+    }
+
+    public struct PaymentMethodUpdateParameters: Decodable, Sendable {
+        public var enabled: Bool?
+        /// Stripe's payment method configuration; the sheet settings' `payment_method_types`
+        /// decide here, so it may only be left empty.
+        public var paymentMethodConfiguration: Patch<String>?
+
+        enum CodingKeys: String, CodingKey {
+            case enabled
+            case paymentMethodConfiguration = "payment_method_configuration"
         }
     }
 
@@ -64,108 +78,6 @@ public struct BillingPortalConfigurationParameters: Decodable, Sendable {
 
     public struct SwitchParameter: Decodable, Sendable {
         public var enabled: Bool?
-    }
-}
-
-/// `GET /v1/billing_portal/configurations`.
-public struct BillingPortalConfigurationListParameters: Decodable, Sendable, PaginatedParameters {
-    public var active: Bool?
-    public var isDefault: Bool?
-    public var limit: Int?
-    public var startingAfter: String?
-    public var endingBefore: String?
-
-    enum CodingKeys: String, CodingKey {
-        case active
-        case isDefault = "is_default"
-        case limit
-        case startingAfter = "starting_after"
-        case endingBefore = "ending_before"
-    }
-}
-
-/// `POST /v1/billing_portal/sessions`.
-public struct BillingPortalSessionParameters: Decodable, Sendable {
-    public var customer: String
-    public var configuration: String?
-    public var flowData: FlowData?
-    public var locale: Locale?
-    public var onBehalfOf: String?
-    public var returnURL: String?
-
-    enum CodingKeys: String, CodingKey {
-        case customer, configuration
-        case flowData = "flow_data"
-        case locale
-        case onBehalfOf = "on_behalf_of"
-        case returnURL = "return_url"
-    }
-
-    public struct FlowData: Decodable, Sendable {
-        public var type: FlowType
-        public var afterCompletion: AfterCompletion?
-
-        enum CodingKeys: String, CodingKey {
-            case type
-            case afterCompletion = "after_completion"
-        }
-    }
-
-    /// Stripe's flow types; Purse serves `payment_method_update` (the others need subscriptions).
-    public enum FlowType: String, ParameterEnum {
-        case paymentMethodUpdate = "payment_method_update"
-        case subscriptionCancel = "subscription_cancel"
-        case subscriptionUpdate = "subscription_update"
-        case subscriptionUpdateConfirm = "subscription_update_confirm"
-    }
-
-    public struct AfterCompletion: Decodable, Sendable {
-        public var type: AfterCompletionType
-        public var redirect: Redirect?
-        public var hostedConfirmation: HostedConfirmation?
-
-        enum CodingKeys: String, CodingKey {
-            case type, redirect
-            case hostedConfirmation = "hosted_confirmation"
-        }
-    }
-
-    public enum AfterCompletionType: String, ParameterEnum {
-        case hostedConfirmation = "hosted_confirmation"
-        case portalHomepage = "portal_homepage"
-        case redirect
-    }
-
-    public struct Redirect: Decodable, Sendable {
-        public var returnURL: String
-
-        enum CodingKeys: String, CodingKey {
-            case returnURL = "return_url"
-        }
-    }
-
-    public struct HostedConfirmation: Decodable, Sendable {
-        public var customMessage: String?
-
-        enum CodingKeys: String, CodingKey {
-            case customMessage = "custom_message"
-        }
-    }
-
-    /// The locales Stripe's portal has; `auto` follows the customer's browser.
-    public struct Locale: Decodable, Sendable, Hashable {
-        public let value: String
-
-        public init(from decoder: any Decoder) throws {
-            let text = try decoder.singleValueContainer().decode(String.self)
-            guard PortalLocale.stripeLocales.contains(text) else {
-                throw PurseError.invalidParameter(
-                    "locale", "Invalid locale: must be one of \(PortalLocale.stripeLocales.sorted().joined(separator: ", "))",
-                    code: "parameter_invalid"
-                )
-            }
-            value = text
-        }
     }
 }
 
@@ -197,6 +109,12 @@ extension BillingPortalConfigurationParameters {
             if let update = features.paymentMethodUpdate {
                 guard let enabled = update.enabled else { throw PurseError.missingParameter("features[payment_method_update][enabled]") }
                 result.features.paymentMethodUpdate.enabled = enabled
+                if update.paymentMethodConfiguration?.value != nil {
+                    throw PurseError.invalidParameter(
+                        "features[payment_method_update][payment_method_configuration]",
+                        "Purse has no payment method configurations: the sheet settings' payment_method_types decide what may be added."
+                    )
+                }
             }
             if let customerUpdate = features.customerUpdate {
                 if creating, customerUpdate.enabled == nil { throw PurseError.missingParameter("features[customer_update][enabled]") }
@@ -210,6 +128,7 @@ extension BillingPortalConfigurationParameters {
             }
             for (feature, name, what) in [
                 (features.invoiceHistory, "invoice_history", "invoices"), (features.subscriptionCancel, "subscription_cancel", "subscriptions"),
+                (features.subscriptionPause, "subscription_pause", "subscriptions"),
                 (features.subscriptionUpdate, "subscription_update", "subscriptions"),
             ] {
                 guard let feature else { continue }

@@ -136,6 +136,9 @@ struct BillingPortalTests {
 
             #expect(try await portal.post("/payment_methods/\(card)/remove", token: .none).status == 403)
             #expect(try await portal.post("/payment_methods/\(card)/remove", token: .given("wrong")).status == 403)
+            // A body that is not a form has no token either, and gets a page, not an API error.
+            let garbled = try await portal.post("/payment_methods/\(card)/remove", "%5B0%5D%5Bx=1&=2")
+            #expect(garbled.status == 403 && garbled.header("Content-Type")?.hasPrefix("text/html") == true)
             #expect(try await portal.post("/payment_methods/\(card)/remove", headers: ["Sec-Fetch-Site": "cross-site"]).status == 403)
             #expect(try await portal.post("/payment_methods/\(card)/remove", headers: ["Origin": "https://evil.example"]).status == 403)
             // A browser without Sec-Fetch-Site sends `Origin: null` for the pages' own forms (no-referrer).

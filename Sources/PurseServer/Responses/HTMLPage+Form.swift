@@ -8,14 +8,18 @@ extension HTMLPage {
     static let maximumForm = 4096
 
     /// The fields of a page's form POST; nil when it was larger than ``maximumForm``, and
-    /// ``tooLarge(_:)`` is the answer.
+    /// ``tooLarge(_:)`` is the answer. A body that is not a form (names that do not parse) has no
+    /// fields: the page then refuses it as it refuses a form missing what it needs, with a page
+    /// rather than an API's JSON error.
     static func formFields(of request: Request) async throws -> ParamObject? {
         var request = request
+        let body: ByteBuffer
         do {
-            return try FormParser.parse(try await request.collectBody(limit: maximumForm).readableBytesView)
+            body = try await request.collectBody(limit: maximumForm)
         } catch let error as APIError where error.status == .contentTooLarge {
             return nil
         }
+        return (try? FormParser.parse(body.readableBytesView)) ?? ParamObject()
     }
 
     /// The `413` page for a form too large, telling the person what to do `again`.

@@ -181,6 +181,20 @@ struct WebhookDestinationPolicyTests {
         #expect(resolver.asked.count == 5)
     }
 
+    /// A literal address is judged without a lookup, so a lookup limit that runs out (a loaded
+    /// resolver pool once took over 2 s) cannot accept `https://127.0.0.1/`.
+    @Test func registrationJudgesALiteralAddressWithoutALookup() async throws {
+        let resolver = ScriptedResolver(["127.0.0.1": [.hang], "169.254.169.254": [.hang], "93.184.215.14": [.hang]])
+        let destinations = WebhookDestinations(policy: Self.strict, resolver: resolver, registrationLookupLimit: .zero)
+        for url in ["https://127.0.0.1/hook", "https://169.254.169.254/latest"] {
+            await #expect(throws: WebhookDestinationPolicy.Refusal.notPublic, "\(url)") {
+                try await destinations.checkRegistration(url)
+            }
+        }
+        try await destinations.checkRegistration("https://93.184.215.14/hook")
+        #expect(resolver.asked.isEmpty)
+    }
+
     @Test func deliveryResolvesEveryTimeAndRefusesARebind() async throws {
         let resolver = ScriptedResolver(["rebind.example.com": [.addresses(["93.184.215.14"]), .addresses(["127.0.0.1"])]])
         let destinations = WebhookDestinations(policy: Self.strict, resolver: resolver)

@@ -91,43 +91,58 @@ struct ReadTimeoutTests {
     /// The handler's one timer, set when the connection opened, fires while the connection has
     /// time left; it must wait on for the deadline the response set, then close.
     ///
-    /// Four seconds, with the request sent after 2.4: under a full parallel run the request once
-    /// reached a two-second server later than its 1.2 s pause, and the connection was rightly closed.
+    /// The client's side runs on one Dispatch thread from connecting to the close, so its pauses
+    /// are the operating system's and not the cooperative pool's: with every suite running at
+    /// once, a task resuming from `Task.sleep` once reached this four-second server after its
+    /// deadline, and the connection was rightly closed before the request.
     @Test func aConnectionIdleAfterAResponseIsClosedWhenItsOwnTimeoutRunsOut() async throws {
         let fourSeconds = ServerConfiguration(port: 0, logLevel: .warning, readTimeout: 4)
         try await LiveServer.with(configuration: fourSeconds) { server in
             let account = try await server.makeAccount()
-            let connection = try await RawHTTPConnection.open(port: server.port)
-            try await Task.sleep(for: .milliseconds(2400))
             let body = "name=a"
-            try await connection.write(head(account.secretKey, length: body.utf8.count) + body)
-            #expect(try await connection.response(timeout: 20).status == 200)
-            let answered = ContinuousClock.now
-            await #expect(throws: (any Error).self) { try await connection.response(timeout: 20) }
-            let idle = ContinuousClock.now - answered
-            #expect(idle > .milliseconds(3000))
-            #expect(idle < .seconds(15))
+            let request = head(account.secretKey, length: body.utf8.count) + body
+            let (status, idle) = try await Blocking.run { () throws -> (Int, Duration?) in
+                let connection = try RawHTTPConnection(port: server.port)
+                Thread.sleep(forTimeInterval: 2.4)
+                try connection.send(request)
+                let status = try connection.readResponse(timeout: 20).status
+                let answered = ContinuousClock.now
+                do {
+                    _ = try connection.readResponse(timeout: 20)
+                    return (status, nil)
+                } catch {
+                    return (status, ContinuousClock.now - answered)
+                }
+            }
+            #expect(status == 200)
+            // Nothing more arrives: reading ends in the close, not in a second response.
+            let idleTime = try #require(idle)
+            #expect(idleTime > .milliseconds(3000))
+            #expect(idleTime < .seconds(15))
         }
     }
 
+    /// Pauses of one second under a four-second timeout; together they are well over it. The
+    /// client's side runs on one Dispatch thread, as above, so a pause is what the test says.
     @Test func aConnectionServesRequestsSlowerThanTheTimeoutApart() async throws {
-        // Four seconds, with pauses of one: a pause reaches the server later than it ends, by
-        // as much as the response and the next request take on a machine running every suite
-        // at once (this test took 25 s there, against 7-8 s alone, and a two-second timeout
-        // once closed the connection between two requests).
         let fourSeconds = ServerConfiguration(port: 0, logLevel: .warning, readTimeout: 4)
         try await LiveServer.with(configuration: fourSeconds) { server in
             let account = try await server.makeAccount()
-            let first = "name=a"
-            let connection = try await open(server, sending: head(account.secretKey, length: first.utf8.count) + first)
-            #expect(try await connection.response(timeout: 20).status == 200)
-            // Each pause is under the timeout; together they are well over it.
-            for name in ["b", "c", "d", "e", "f", "g"] {
-                try await Task.sleep(for: .milliseconds(1000))
+            let requests = ["a", "b", "c", "d", "e", "f", "g"].map { name in
                 let body = "name=\(name)"
-                try await connection.write(head(account.secretKey, length: body.utf8.count) + body)
-                #expect(try await connection.response(timeout: 20).status == 200)
+                return head(account.secretKey, length: body.utf8.count) + body
             }
+            let statuses = try await Blocking.run { () throws -> [Int] in
+                let connection = try RawHTTPConnection(port: server.port)
+                var statuses: [Int] = []
+                for (index, request) in requests.enumerated() {
+                    if index > 0 { Thread.sleep(forTimeInterval: 1) }
+                    try connection.send(request)
+                    statuses.append(try connection.readResponse(timeout: 20).status)
+                }
+                return statuses
+            }
+            #expect(statuses == Array(repeating: 200, count: requests.count))
         }
     }
 }

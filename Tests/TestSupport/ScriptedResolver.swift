@@ -30,6 +30,10 @@ public final class ScriptedResolver: HostResolver, Sendable {
     /// Every name whose lookup hung until its caller gave up on it (cancelled it), in order.
     public var abandoned: [String] { state.withLockedValue { $0.abandoned } }
 
+    public func literalAddress(_ name: String) -> IPAddress? {
+        IPAddress(Self.key(name))
+    }
+
     public func addresses(of name: String) async throws -> [IPAddress] {
         let answer = state.withLockedValue { state -> Answer? in
             state.asked.append(name)

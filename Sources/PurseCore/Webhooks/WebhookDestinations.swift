@@ -1,9 +1,12 @@
 /// Looks host names up: the system's resolver in `purse serve`, a scripted one in tests.
 public protocol HostResolver: Sendable {
-    /// Every address `name` stands for, read as a connection would read it: every numeric
-    /// spelling `getaddrinfo` accepts (`2130706433`, `0x7f.1`, `[::ffff:7f00:1]`'s text), with or
-    /// without a trailing dot, is that address. Empty, or an error, when it does not resolve.
-    /// Returns promptly when the calling task is cancelled.
+    /// The address `name` spells when it is one, read as a connection would read it: every
+    /// numeric spelling `getaddrinfo` accepts (`2130706433`, `0x7f.1`, `[::ffff:7f00:1]`'s text),
+    /// with or without a trailing dot. Nil for a name. Never looks anything up, so never waits.
+    func literalAddress(_ name: String) -> IPAddress?
+
+    /// Every address `name` stands for (a literal address stands for itself). Empty, or an
+    /// error, when it does not resolve. Returns promptly when the calling task is cancelled.
     func addresses(of name: String) async throws -> [IPAddress]
 }
 
@@ -40,14 +43,20 @@ public struct WebhookDestinations: Sendable {
     }
 
     /// Checks an endpoint URL being registered: refused when its syntax, scheme or name is, or
-    /// when its host resolves now to an address the rules refuse. A name that does not resolve
-    /// now is accepted: every delivery checks it again.
+    /// when its host is, or resolves now to, an address the rules refuse. A name that does not
+    /// resolve now, or not within `registrationLookupLimit`, is accepted: every delivery checks
+    /// it again. A literal address is judged at once, so no slow lookup can let one through.
     public func checkRegistration(_ url: String) async throws(WebhookDestinationPolicy.Refusal) {
         let target = try policy.target(url).get()
         guard policy.requireHTTPS else { return }
         let name = policy.lookupName(for: target)
-        let resolver = self.resolver
-        let addresses = (try? await withTimeLimit(registrationLookupLimit) { try await resolver.addresses(of: name) }) ?? []
+        let addresses: [IPAddress]
+        if let literal = resolver.literalAddress(name) {
+            addresses = [literal]
+        } else {
+            let resolver = self.resolver
+            addresses = (try? await withTimeLimit(registrationLookupLimit) { try await resolver.addresses(of: name) }) ?? []
+        }
         if addresses.contains(where: { !policy.permits($0, for: target) }) { throw .notPublic }
     }
 

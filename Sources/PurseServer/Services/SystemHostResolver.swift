@@ -9,8 +9,9 @@ import Darwin
 #endif
 
 /// The system's resolver: `getaddrinfo`, so `/etc/hosts`, DNS and every numeric spelling of an
-/// address are read as any connection on this machine would read them. `getaddrinfo` blocks, so
-/// it runs on NIO's thread pool for blocking work, never on an event loop or the cooperative pool.
+/// address are read as any connection on this machine would read them. Numeric spellings are read
+/// at once (`AI_NUMERICHOST` never looks anything up); a name lookup blocks, so it runs on NIO's
+/// thread pool for blocking work, never on an event loop or the cooperative pool.
 struct SystemHostResolver: HostResolver {
     var threadPool: NIOThreadPool = .singleton
     var eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()
@@ -22,11 +23,17 @@ struct SystemHostResolver: HostResolver {
         var description: String { "getaddrinfo: " + String(cString: gai_strerror(code)) }
     }
 
+    func literalAddress(_ name: String) -> IPAddress? {
+        // With or without a trailing dot: a name lookup of `127.1.` would ask DNS.
+        Self.numericAddress(name) ?? (name.hasSuffix(".") ? Self.numericAddress(String(name.dropLast())) : nil)
+    }
+
     func addresses(of name: String) async throws -> [IPAddress] {
+        if let literal = literalAddress(name) { return [literal] }
         // A lookup cannot be interrupted: a cancelled caller stops waiting for it, and its
         // answer, when it comes, is dropped (a promise completed twice keeps the first result).
         let answer = eventLoop.makePromise(of: [IPAddress].self)
-        threadPool.runIfActive(eventLoop: eventLoop) { try Self.lookUp(name) }.cascade(to: answer)
+        threadPool.runIfActive(eventLoop: eventLoop) { try Self.getAddresses(name, flags: 0) }.cascade(to: answer)
         return try await withTaskCancellationHandler {
             try await answer.futureResult.get()
         } onCancel: {
@@ -38,14 +45,6 @@ struct SystemHostResolver: HostResolver {
     /// `0x7f.1`, `0177.0.0.1`, `::ffff:7f00:1`), or nil when `host` is a name. Does not block.
     static func numericAddress(_ host: String) -> IPAddress? {
         try? getAddresses(host, flags: AI_NUMERICHOST).first
-    }
-
-    /// Numeric spellings first, with or without a trailing dot (a name lookup of `127.1.` would
-    /// ask DNS), then the name.
-    static func lookUp(_ name: String) throws -> [IPAddress] {
-        if let address = numericAddress(name) { return [address] }
-        if name.hasSuffix("."), let address = numericAddress(String(name.dropLast())) { return [address] }
-        return try getAddresses(name, flags: 0)
     }
 
     /// Every distinct address `getaddrinfo` gives for `host`, in its order; empty when the name

@@ -48,6 +48,9 @@ customer_props = {
     "invoice_settings": {"type": "object", "properties": {"default_payment_method": S}, "additionalProperties": False},
     "expand": {"type": "array", "items": S},
 }
+# Only at creation: a customer stays on its test clock for good.
+customer_create_props = dict(customer_props, test_clock={"type": "string", "maxLength": 5000})
+TIMESTAMP = {"type": "integer", "minimum": 0, "maximum": 253402300799}
 billing_param = {"type": "object", "properties": {"address": address_param, "email": email(800), "name": line(256), "phone": line(50)}, "additionalProperties": False}
 pm_create_props = {
     "type": {"enum": ["card", "us_bank_account", "sepa_debit"]},
@@ -126,7 +129,9 @@ sheet_settings_props = {
 }
 EVENT_TYPES = ["*", "billing_portal.configuration.created", "billing_portal.configuration.updated", "billing_portal.session.created", "customer.created", "customer.updated", "customer.deleted", "payment_method.attached", "payment_method.detached",
     "payment_method.updated", "payment_method.automatically_updated", "setup_intent.created", "setup_intent.requires_action",
-    "setup_intent.succeeded", "setup_intent.setup_failed", "setup_intent.canceled"]
+    "setup_intent.succeeded", "setup_intent.setup_failed", "setup_intent.canceled", "test_helpers.test_clock.created",
+    "test_helpers.test_clock.advancing", "test_helpers.test_clock.ready", "test_helpers.test_clock.deleted",
+    "test_helpers.test_clock.internal_failure"]
 webhook_create_props = {"url": {"type": "string", "format": "uri"}, "enabled_events": {"type": "array", "items": {"enum": EVENT_TYPES}, "minItems": 1},
     "description": STR, "metadata": metadata_param, "api_version": S, "expand": {"type": "array", "items": S}}
 webhook_update_props = {"url": {"type": "string", "format": "uri"}, "enabled_events": {"type": "array", "items": {"enum": EVENT_TYPES}, "minItems": 1},
@@ -195,8 +200,8 @@ doc = {
     "/metrics": {"get": {"operationId": "metrics", "summary": "Prometheus metrics (text format 0.0.4): requests and latency per route template and status, the database pool, the webhook queue, the process. Public and free of tenant data; keep it off the public internet at the proxy.", "security": [], "responses": {"200": {"description": "The metrics", "content": {"text/plain; version=0.0.4": {"schema": {"type": "string"}}}}}}},
     "/openapi.json": {"get": {"operationId": "openapi", "summary": "This document", "security": [], "responses": {"200": {"description": "The OpenAPI document", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
     "/v1/customers": {
-      "post": {"operationId": "createCustomer", "summary": "Create a customer (secret key)", "requestBody": body(customer_props), "responses": resp(ref("Customer"))},
-      "get": {"operationId": "listCustomers", "summary": "List customers, newest first (secret key)", "parameters": [q("email", S), CREATED] + PAGE + [EXPAND], "responses": resp(ref("CustomerList"))},
+      "post": {"operationId": "createCustomer", "summary": "Create a customer (secret key); with test_clock, on that clock (at most 3 per clock) and created at its time", "requestBody": body(customer_create_props), "responses": resp(ref("Customer"))},
+      "get": {"operationId": "listCustomers", "summary": "List customers, newest first (secret key); those on a test clock only with test_clock, as Stripe's", "parameters": [q("email", S), CREATED, q("test_clock", S, "Only the customers on this test clock")] + PAGE + [EXPAND], "responses": resp(ref("CustomerList"))},
     },
     "/v1/customers/search": {
       "get": {"operationId": "searchCustomers", "summary": "Search customers with Stripe's search query language: created, email, metadata['key'], name, phone (secret key)",
@@ -309,6 +314,15 @@ doc = {
       "get": {"operationId": "retrieveBillingPortalConfiguration", "summary": "Retrieve a portal configuration (secret key)", "parameters": [pathid(), EXPAND], "responses": resp(ref("BillingPortalConfiguration"))},
       "post": {"operationId": "updateBillingPortalConfiguration", "summary": "Update a portal configuration: only what is sent changes; an empty value unsets (secret key)", "parameters": [pathid()], "requestBody": body(portal_configuration_update_props), "responses": resp(ref("BillingPortalConfiguration"))},
     },
+    "/v1/test_helpers/test_clocks": {
+      "post": {"operationId": "createTestClock", "summary": "Create a test clock frozen at frozen_time (secret key); it is deleted, with its customers, 30 days later", "requestBody": body({"frozen_time": TIMESTAMP, "name": {"type": "string", "maxLength": 300}, "expand": {"type": "array", "items": S}}, ["frozen_time"]), "responses": resp(ref("TestClock"))},
+      "get": {"operationId": "listTestClocks", "summary": "List test clocks, newest first (secret key)", "parameters": PAGE + [EXPAND], "responses": resp(ref("TestClockList"))},
+    },
+    "/v1/test_helpers/test_clocks/{id}": {
+      "get": {"operationId": "retrieveTestClock", "summary": "Retrieve a test clock (secret key)", "parameters": [pathid(), EXPAND], "responses": resp(ref("TestClock"))},
+      "delete": {"operationId": "deleteTestClock", "summary": "Delete a test clock and every customer on it (secret key)", "parameters": [pathid()], "responses": resp(ref("DeletedObject"))},
+    },
+    "/v1/test_helpers/test_clocks/{id}/advance": {"post": {"operationId": "advanceTestClock", "summary": "Advance a ready test clock to a later frozen_time, at most two years past the time it was created at (secret key); answers advancing, ready moments later", "parameters": [pathid()], "requestBody": body({"frozen_time": TIMESTAMP, "expand": {"type": "array", "items": S}}, ["frozen_time"]), "responses": resp(ref("TestClock"))}},
     "/v1/billing_portal/sessions": {"post": {"operationId": "createBillingPortalSession", "summary": "Create a customer portal session (secret key); its url is shown once, in this answer. on_behalf_of (Connect) is refused.", "requestBody": body(portal_session_props, ["customer"]), "responses": resp(ref("BillingPortalSession"))}},
     "/p/session/{id}/{token}": {"get": {"operationId": "showPortalPage", "summary": "The customer portal, where a session's url points (public; the url is the credential): the customer's payment methods, or the add form while a payment_method_update flow is pending. Changes nothing.", "security": [],
         "parameters": PORTAL_PATH + [q("done", {"enum": ["added", "default", "removed"]}, "The notice to show after an action"), q("failed", {"const": "authentication"}, "A 3D Secure attempt failed: the add form again, with why")],
@@ -374,7 +388,7 @@ doc = {
           "invoice_settings": {"type": "object", "properties": {"custom_fields": {"type": ["array", "null"]}, "default_payment_method": {"anyOf": [S, {"type": "object"}, {"type": "null"}]}, "footer": nullable("string"), "rendering_options": {"type": ["object", "null"]}}},
           "livemode": {"type": "boolean"}, "metadata": ref("Metadata"), "name": nullable("string"), "next_invoice_sequence": {"type": "integer"},
           "phone": nullable("string"), "preferred_locales": {"type": "array", "items": S}, "shipping": nref("Shipping"),
-          "tax_exempt": S, "test_clock": nullable("string")}},
+          "tax_exempt": S, "test_clock": {"anyOf": [S, ref("TestClock"), {"type": "null"}]}}},
       "CustomerList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("Customer")}}}]},
       "CustomerSearchResult": {"type": "object", "required": ["object", "data", "has_more", "next_page", "url"], "properties": {
           "object": {"const": "search_result"}, "data": {"type": "array", "items": ref("Customer")}, "has_more": {"type": "boolean"},
@@ -480,6 +494,12 @@ doc = {
           "is_default": {"type": "boolean"}, "livemode": {"type": "boolean"},
           "login_page": {"type": "object", "required": ["enabled", "url"], "properties": {"enabled": {"const": False}, "url": {"type": "null"}}},
           "metadata": ref("Metadata"), "name": nullable("string"), "updated": {"type": "integer"}}},
+      "TestClock": {"type": "object", "required": ["id", "object", "created", "deletes_after", "frozen_time", "livemode", "name", "status", "status_details"], "properties": {
+          "id": S, "object": {"const": "test_helpers.test_clock"}, "created": {"type": "integer"}, "deletes_after": {"type": "integer"},
+          "frozen_time": {"type": "integer"}, "livemode": {"type": "boolean"}, "name": nullable("string"),
+          "status": {"enum": ["advancing", "internal_failure", "ready"]},
+          "status_details": {"type": "object", "properties": {"advancing": {"type": "object", "required": ["target_frozen_time"], "properties": {"target_frozen_time": {"type": "integer"}}}}}}},
+      "TestClockList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("TestClock")}}}]},
       "BillingPortalConfigurationList": {"allOf": [ref("ListBase"), {"properties": {"data": {"type": "array", "items": ref("BillingPortalConfiguration")}}}]},
       "BillingPortalSession": {"type": "object", "required": ["id", "object", "after_expiration", "configuration", "created", "customer", "customer_account", "flow", "livemode", "locale", "on_behalf_of", "return_url", "url"], "properties": {
           "id": S, "object": {"const": "billing_portal.session"}, "after_expiration": {"type": "null"}, "configuration": S, "created": {"type": "integer"}, "customer": S,
@@ -516,7 +536,7 @@ doc = {
 # its expandable fields and the type each becomes; a path goes at most 4 segments deep, a list's
 # paths start with `data.`. Every operation's `expand` (query or body) lists exactly these.
 EXPANDABLE = {
-    "customer": {"invoice_settings.default_payment_method": "payment_method"},
+    "customer": {"invoice_settings.default_payment_method": "payment_method", "test_clock": "test_helpers.test_clock"},
     "payment_method": {"customer": "customer"},
     "setup_intent": {"customer": "customer", "payment_method": "payment_method"},
     "customer_session": {"customer": "customer"},

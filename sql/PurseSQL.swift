@@ -28,6 +28,7 @@ public enum PurseSQL {
         ("0023_setup_intent_options.sql", text(PackageResources._023_setup_intent_options_sql)),
         ("0024_customer_metadata_search.sql", text(PackageResources._024_customer_metadata_search_sql)),
         ("0025_billing_portal.sql", text(PackageResources._025_billing_portal_sql)),
+        ("0026_test_clocks.sql", text(PackageResources._026_test_clocks_sql)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

@@ -89,6 +89,7 @@ public struct PostgresDatabase: Database {
             paymentMethods: PostgresPaymentMethodRepository(connection: connection),
             setupIntents: PostgresSetupIntentRepository(connection: connection),
             sheetSettings: PostgresSheetSettingsRepository(connection: connection),
+            testClocks: PostgresTestClockRepository(connection: connection),
             webhooks: PostgresWebhookRepository(connection: connection)
         )
     }

@@ -45,13 +45,17 @@ struct TenantIsolationMatrixTests {
         var portalConfiguration: String
         var portalSession: String
         var portalToken: String
+        /// A test clock, with the victim's customer made on it.
+        var testClock: String
+        var clockedCustomer: String
 
         /// Every value, ids before the secrets that contain them.
         var all: [String] {
             [
                 customer, attachedCard, unattachedCard, setupIntent, setupIntentSecret, authenticationToken, customerSession,
                 customerSessionSecret, ephemeralKey, sheetSettings, defaultSheetSettings, event, webhookEndpoint, linkSession,
-                linkSessionSecret, linkedAccount, testBankToken, portalConfiguration, portalSession, portalToken,
+                linkSessionSecret, linkedAccount, testBankToken, portalConfiguration, portalSession, portalToken, testClock,
+                clockedCustomer,
             ]
         }
 
@@ -79,7 +83,8 @@ struct TenantIsolationMatrixTests {
                 webhookEndpoint: ghost(webhookEndpoint), linkSession: ghostSession,
                 linkSessionSecret: secrets.financialConnectionsClientSecret(ghostSession), linkedAccount: ghost(linkedAccount),
                 testBankToken: secrets.testBankPageToken(ghostSession), portalConfiguration: ghost(portalConfiguration),
-                portalSession: ghostPortalSession, portalToken: secrets.portalSessionToken(ghostPortalSession)
+                portalSession: ghostPortalSession, portalToken: secrets.portalSessionToken(ghostPortalSession),
+                testClock: ghost(testClock), clockedCustomer: ghost(clockedCustomer)
             )
         }
     }
@@ -208,6 +213,19 @@ struct TenantIsolationMatrixTests {
             ("/v1/customers/\(b.customer)", "invoice_settings[default_payment_method]=\(a.attachedCard)")
         },
         .victim("DELETE /v1/customers/{id}") { a, _, _ in ("/v1/customers/\(a.customer)", nil) },
+        .victim("GET /v1/customers") { a, _, _ in ("/v1/customers?test_clock=\(a.testClock)", nil) },
+        .victim("POST /v1/customers") { a, _, _ in ("/v1/customers", "name=Mallory&test_clock=\(a.testClock)") },
+        .victim("GET /v1/customers/{id}") { a, _, _ in ("/v1/customers/\(a.clockedCustomer)?expand[]=test_clock", nil) },
+
+        // Test clocks.
+        .ownAccount("POST /v1/test_helpers/test_clocks") { _ in ("/v1/test_helpers/test_clocks", "frozen_time=1700000000") },
+        .ownAccount("GET /v1/test_helpers/test_clocks") { _ in ("/v1/test_helpers/test_clocks", nil) },
+        .victim("GET /v1/test_helpers/test_clocks") { a, _, _ in ("/v1/test_helpers/test_clocks?starting_after=\(a.testClock)", nil) },
+        .victim("GET /v1/test_helpers/test_clocks/{id}") { a, _, _ in ("/v1/test_helpers/test_clocks/\(a.testClock)", nil) },
+        .victim("POST /v1/test_helpers/test_clocks/{id}/advance") { a, _, _ in
+            ("/v1/test_helpers/test_clocks/\(a.testClock)/advance", "frozen_time=1700086400")
+        },
+        .victim("DELETE /v1/test_helpers/test_clocks/{id}") { a, _, _ in ("/v1/test_helpers/test_clocks/\(a.testClock)", nil) },
         .victim("POST /v1/customers/{id}/revoke_credentials") { a, _, _ in ("/v1/customers/\(a.customer)/revoke_credentials", "") },
 
         // Payment methods.
@@ -493,6 +511,8 @@ struct TenantIsolationMatrixTests {
         )
         let portal = try await api.post("/v1/billing_portal/sessions", "customer=\(customer)&configuration=\(portalConfiguration)")
         let portalToken = try #require(portal.json["url"]?.stringValue?.split(separator: "/").last.map(String.init))
+        let testClock = try await id(of: api.post("/v1/test_helpers/test_clocks", "frozen_time=1700000000&name=victim"))
+        let clockedCustomer = try await id(of: api.post("/v1/customers", "name=victim&test_clock=\(testClock)"))
         // Last, so that no event of A is queued for it and the delivery tables stay still.
         let webhookEndpoint = try await id(
             of: api.post("/v1/webhook_endpoints", "url=http%3A%2F%2F127.0.0.1%3A9%2Fvictim&enabled_events[]=*&description=victim")
@@ -503,7 +523,8 @@ struct TenantIsolationMatrixTests {
             customerSession: session.id, customerSessionSecret: session.clientSecret, ephemeralKey: ephemeralKey,
             sheetSettings: sheetSettings, defaultSheetSettings: defaultSheetSettings, event: event, webhookEndpoint: webhookEndpoint,
             linkSession: link.session, linkSessionSecret: link.secret, linkedAccount: link.account, testBankToken: link.token,
-            portalConfiguration: portalConfiguration, portalSession: try id(of: portal), portalToken: portalToken
+            portalConfiguration: portalConfiguration, portalSession: try id(of: portal), portalToken: portalToken,
+            testClock: testClock, clockedCustomer: clockedCustomer
         )
         return (account, targets)
     }

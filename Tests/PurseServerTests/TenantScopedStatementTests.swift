@@ -37,6 +37,8 @@ struct TenantScopedStatementTests {
             "the worker records its attempt of a delivery it claimed"
         ),
         (#"^SELECT \(SELECT count\(\*\) FROM webhook_deliveries WHERE state = \$1\) AS pending"#, "the delivery queue's gauges"),
+        (#"^UPDATE test_clocks SET frozen_time = advancing_to, advancing_to = (NULL|\$\d+) WHERE id IN"#, "the advancer serves every account"),
+        (#"^SELECT id, account_id FROM test_clocks WHERE deletes_after <= \$1"#, "housekeeping sweeps every account"),
     ]
 
     @Test func everyStatementOnTenantDataFiltersByAccount() async throws {
@@ -101,6 +103,8 @@ struct TenantScopedStatementTests {
         #expect(Self.isCrossAccount("DELETE FROM ephemeral_keys WHERE expires < $1"))
         #expect(Self.isCrossAccount("DELETE FROM idempotency_keys WHERE created_at < now() - $1 * interval $2"))
         #expect(Self.isCrossAccount("UPDATE webhook_deliveries SET state = $2, claimed_until = NULL WHERE seq = $1"))
+        #expect(
+            Self.isCrossAccount("SELECT id, account_id FROM test_clocks WHERE deletes_after <= $1 AND NOT deleted ORDER BY deletes_after LIMIT $2"))
         #expect(!Self.isCrossAccount("DELETE FROM customer_sessions WHERE id = $1"))
         #expect(!Self.isCrossAccount("SELECT id FROM setup_intents WHERE id = $1 AND account_id = $2"))
     }

@@ -66,6 +66,8 @@ public struct CustomerCreateParameters: Decodable, Sendable {
     public var phone: String?
     public var preferredLocales: [String]?
     public var shipping: ShippingParameters?
+    /// The test clock the customer lives by, for good (there is no moving it to another).
+    public var testClock: String?
 
     enum CodingKeys: String, CodingKey {
         case address, description, email
@@ -75,6 +77,7 @@ public struct CustomerCreateParameters: Decodable, Sendable {
         case phone
         case preferredLocales = "preferred_locales"
         case shipping
+        case testClock = "test_clock"
     }
 }
 
@@ -107,9 +110,12 @@ public struct CustomerListParameters: Decodable, Sendable, PaginatedParameters {
     public var limit: Int?
     public var startingAfter: String?
     public var endingBefore: String?
+    /// Only the customers on this test clock; without it, only those on none (as Stripe's list).
+    public var testClock: String?
 
     enum CodingKeys: String, CodingKey {
         case email, created, limit
+        case testClock = "test_clock"
         case startingAfter = "starting_after"
         case endingBefore = "ending_before"
     }

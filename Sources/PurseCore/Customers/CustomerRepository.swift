@@ -40,11 +40,14 @@ public struct CustomerQuery: Sendable {
     public var account: String
     public var email: String?
     public var created: RangeFilter?
+    /// The customers on this test clock; nil for the customers on none, as Stripe lists them.
+    public var testClock: String?
 
-    public init(account: String, email: String? = nil, created: RangeFilter? = nil) {
+    public init(account: String, email: String? = nil, created: RangeFilter? = nil, testClock: String? = nil) {
         self.account = account
         self.email = email
         self.created = created
+        self.testClock = testClock
     }
 }
 

@@ -51,37 +51,49 @@ public struct CustomerService: Sendable {
             guard requested == params.paymentMethod, let attachment else { throw Self.notAttached(requested) }
             customer.invoiceSettings.defaultPaymentMethod = attachment.id
         }
-        // Written once: the event's object and the response are the same bytes.
-        let created = RenderedJSON(bytes: JSONWriter.bytes(try JSONValueEncoder().encode(customer)))
-        let event = NewEvent("customer.created", rendered: created, account: caller.accountID, request: request)
-        let finished = customer
-        guard let attachment else {
+        let (finished, preparedAttachment) = (customer, attachment)
+        guard attachment != nil || params.testClock != nil else {
             // The common case in one round trip: the customer and its event, queued together.
+            let created = try Self.rendered(finished)
             try await database.autocommit { repositories in
                 try await repositories.customers.insert(finished, account: caller.accountID)
-                try await repositories.events.record(event)
+                try await repositories.events.record(NewEvent("customer.created", rendered: created, account: caller.accountID, request: request))
             }
             return created
         }
-        try await database.transaction(retryingConflicts: 2) { repositories in
-            // Nothing reads these rows: they travel with the attach's UPDATE in one round trip.
-            try await repositories.customers.insert(finished, account: caller.accountID)
-            try await repositories.events.record(event)
+        return try await database.transaction(retryingConflicts: 2) { repositories in
+            var customer = finished
+            if let clockID = params.testClock {
+                // A customer on a test clock is created at the clock's time, as Stripe's are.
+                let clock = try await TestClockService.clockForNewCustomer(clockID, account: caller.accountID, in: repositories)
+                customer.created = clock.frozenTime
+                customer.testClock = clock.id
+            }
+            let created = try Self.rendered(customer)
+            // Nothing reads these rows: they travel with the next statement in one round trip.
+            try await repositories.customers.insert(customer, account: caller.accountID)
+            try await repositories.events.record(NewEvent("customer.created", rendered: created, account: caller.accountID, request: request))
+            guard let attachment = preparedAttachment else { return created }
             if let new = attachment.new { try await repositories.paymentMethods.insert(new, account: caller.accountID, customer: nil) }
-            let attached = try await Attachments.attach(attachment.id, to: finished.id, caller: caller, in: repositories)
+            let attached = try await Attachments.attach(attachment.id, to: customer.id, caller: caller, in: repositories)
             try await repositories.events.record(
                 NewEvent(
                     "payment_method.attached", object: try JSONValueEncoder().encode(attached.method), account: caller.accountID,
                     request: request
                 )
             )
-            if finished.invoiceSettings.defaultPaymentMethod != nil {
+            if customer.invoiceSettings.defaultPaymentMethod != nil {
                 try await repositories.customers.update(
-                    StoredCustomer(customer: finished, selectedOption: .paymentMethod), account: caller.accountID
+                    StoredCustomer(customer: customer, selectedOption: .paymentMethod), account: caller.accountID
                 )
             }
+            return created
         }
-        return created
+    }
+
+    /// Written once: the event's object and the response are the same bytes.
+    private static func rendered(_ customer: Customer) throws -> RenderedJSON {
+        RenderedJSON(bytes: JSONWriter.bytes(try JSONValueEncoder().encode(customer)))
     }
 
     public func retrieve(_ id: String, by caller: Credential) async throws -> Lookup {
@@ -133,25 +145,29 @@ public struct CustomerService: Sendable {
         defer { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
         return try await database.transaction(retryingConflicts: 2) { repositories in
             let customer = try await CustomerAccess.lockLive(id, by: caller, in: repositories).customer
-            // A tombstone: the id stays (retrieve shows it deleted), the personal data goes.
-            try await repositories.customers.tombstone(id, account: caller.accountID)
-            // Its keys stop working and its payment methods are detached for good, in the same transaction.
-            _ = try await EphemeralKeyService.revokeAll(customer: id, account: caller.accountID, in: repositories)
-            _ = try await CustomerSessionService.revokeAll(customer: id, account: caller.accountID, in: repositories)
-            let encoder = JSONValueEncoder()
-            for method in try await repositories.paymentMethods.detachAll(from: id, account: caller.accountID) {
-                try await repositories.events.record(
-                    NewEvent(
-                        "payment_method.detached", object: try encoder.encode(method), previousAttributes: ["customer": .string(id)],
-                        account: caller.accountID, request: request
-                    )
-                )
-            }
-            try await repositories.events.record(
-                NewEvent("customer.deleted", object: try encoder.encode(customer), account: caller.accountID, request: request)
-            )
+            try await Self.delete(customer, account: caller.accountID, request: request, in: repositories)
             return DeletedObject(id: id, object: "customer")
         }
+    }
+
+    /// Deletes a live customer whose row the transaction has locked: a tombstone keeps the id
+    /// (retrieve shows it deleted) and drops the personal data; its keys and sessions stop
+    /// working and its payment methods are detached for good, each with its event.
+    static func delete(_ customer: Customer, account: String, request: RequestInfo?, in repositories: Repositories) async throws {
+        let id = customer.id
+        try await repositories.customers.tombstone(id, account: account)
+        _ = try await EphemeralKeyService.revokeAll(customer: id, account: account, in: repositories)
+        _ = try await CustomerSessionService.revokeAll(customer: id, account: account, in: repositories)
+        let encoder = JSONValueEncoder()
+        for method in try await repositories.paymentMethods.detachAll(from: id, account: account) {
+            try await repositories.events.record(
+                NewEvent(
+                    "payment_method.detached", object: try encoder.encode(method), previousAttributes: ["customer": .string(id)],
+                    account: account, request: request
+                )
+            )
+        }
+        try await repositories.events.record(NewEvent("customer.deleted", object: try encoder.encode(customer), account: account, request: request))
     }
 
     /// "Sign out everywhere": revokes every ephemeral key, customer session and portal session of
@@ -174,7 +190,7 @@ public struct CustomerService: Sendable {
 
     public func list(_ params: CustomerListParameters, by caller: Credential) async throws -> Page<Customer> {
         let pagination = try params.pagination()
-        let query = CustomerQuery(account: caller.accountID, email: params.email, created: params.created)
+        let query = CustomerQuery(account: caller.accountID, email: params.email, created: params.created, testClock: params.testClock)
         return try await database.autocommit { try await $0.customers.list(query, pagination: pagination) }
     }
 

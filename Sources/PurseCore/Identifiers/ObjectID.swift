@@ -21,6 +21,7 @@ public enum ObjectID {
         case financialConnectionsAccount = "fca"
         case billingPortalConfiguration = "bpc"
         case billingPortalSession = "bps"
+        case testClock = "clock"
     }
 
     static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)

@@ -53,6 +53,7 @@ public struct Repositories: Sendable {
     public let paymentMethods: any PaymentMethodRepository
     public let setupIntents: any SetupIntentRepository
     public let sheetSettings: any SheetSettingsRepository
+    public let testClocks: any TestClockRepository
     public let webhooks: any WebhookRepository
 
     public init(
@@ -67,6 +68,7 @@ public struct Repositories: Sendable {
         paymentMethods: any PaymentMethodRepository,
         setupIntents: any SetupIntentRepository,
         sheetSettings: any SheetSettingsRepository,
+        testClocks: any TestClockRepository,
         webhooks: any WebhookRepository
     ) {
         self.accounts = accounts
@@ -80,6 +82,7 @@ public struct Repositories: Sendable {
         self.paymentMethods = paymentMethods
         self.setupIntents = setupIntents
         self.sheetSettings = sheetSettings
+        self.testClocks = testClocks
         self.webhooks = webhooks
     }
 }

@@ -15,6 +15,8 @@ public struct WebhookEndpointService: Sendable {
         "payment_method.attached", "payment_method.detached", "payment_method.updated", "payment_method.automatically_updated",
         "setup_intent.created", "setup_intent.requires_action", "setup_intent.succeeded", "setup_intent.setup_failed",
         "setup_intent.canceled",
+        "test_helpers.test_clock.created", "test_helpers.test_clock.advancing", "test_helpers.test_clock.ready",
+        "test_helpers.test_clock.deleted", "test_helpers.test_clock.internal_failure",
     ]
 
     public init(database: any Database, masterKey: MasterKey, destinations: WebhookDestinations) {

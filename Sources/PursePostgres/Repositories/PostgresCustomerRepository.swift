@@ -8,7 +8,7 @@ struct PostgresCustomerRepository: CustomerRepository {
 
     private static let columns = """
         id, created, email, name, phone, description, address, shipping, metadata, preferred_locales,
-        invoice_prefix, default_payment_method, selected_option, deleted
+        invoice_prefix, default_payment_method, selected_option, deleted, test_clock
         """
 
     private static let list = KeysetList(table: "customers", columns: columns, noun: "customer")
@@ -17,11 +17,11 @@ struct PostgresCustomerRepository: CustomerRepository {
         try await connection.queryLater(
             """
             INSERT INTO customers (id, account_id, created, email, name, phone, description, address, shipping,
-                                   metadata, preferred_locales, invoice_prefix)
+                                   metadata, preferred_locales, invoice_prefix, test_clock)
             VALUES (\(customer.id), \(account), \(customer.created), \(customer.email), \(customer.name),
                     \(customer.phone), \(customer.description), \(StoredJSON.encodeIfPresent(customer.address)),
                     \(StoredJSON.encodeIfPresent(customer.shipping)), \(StoredJSON.encode(customer.metadata)),
-                    \(PostgresTextArray(customer.preferredLocales)), \(customer.invoicePrefix))
+                    \(PostgresTextArray(customer.preferredLocales)), \(customer.invoicePrefix), \(customer.testClock))
             """
         )
     }
@@ -103,6 +103,11 @@ struct PostgresCustomerRepository: CustomerRepository {
         var filter: PostgresQuery = "account_id = \(query.account) AND NOT deleted"
         if let email = query.email { filter.append(" AND email = \(email)") }
         if let created = query.created { filter.append(" AND \(created.condition(on: "created"))") }
+        if let clock = query.testClock {
+            filter.append(" AND test_clock = \(clock)")
+        } else {
+            filter.append(" AND test_clock IS NULL")
+        }
         return try await Self.list.page(on: connection, where: filter, pagination: pagination, decode: Self.customer)
     }
 
@@ -172,7 +177,7 @@ struct PostgresCustomerRepository: CustomerRepository {
     }
 
     private static func customer(_ row: PostgresRow) throws -> Customer {
-        Customer(
+        var customer = Customer(
             id: try row["id"],
             created: try row["created"],
             address: try StoredJSON.decodeIfPresent(Address.self, from: try row["address"]),
@@ -186,5 +191,7 @@ struct PostgresCustomerRepository: CustomerRepository {
             preferredLocales: try row["preferred_locales", as: PostgresTextArray.self].elements,
             shipping: try StoredJSON.decodeIfPresent(Shipping.self, from: try row["shipping"])
         )
+        customer.testClock = try row["test_clock"]
+        return customer
     }
 }

@@ -19,6 +19,7 @@ public enum ObjectType: String, Sendable, Hashable {
     case financialConnectionsSynchronization = "financial_connections_synchronization"
     case billingPortalConfiguration = "billing_portal.configuration"
     case billingPortalSession = "billing_portal.session"
+    case testClock = "test_helpers.test_clock"
 }
 
 /// What a route returns, which decides what its `expand[]` may name.
@@ -36,7 +37,7 @@ public enum Returns: Sendable, Equatable {
 struct Expansion {
     /// Expandable fields per object type, by their dotted path within the object.
     static let expandableFields: [ObjectType: [String: ObjectType]] = [
-        .customer: ["invoice_settings.default_payment_method": .paymentMethod],
+        .customer: ["invoice_settings.default_payment_method": .paymentMethod, "test_clock": .testClock],
         .paymentMethod: ["customer": .customer],
         .setupIntent: ["customer": .customer, "payment_method": .paymentMethod],
         .customerSession: ["customer": .customer],

@@ -5,6 +5,7 @@ import PurseModels
 struct ObjectLoader: Sendable {
     let customers: CustomerService
     let paymentMethods: PaymentMethodService
+    let testClocks: TestClockService
 
     func load(_ type: ObjectType, id: String, caller: Credential) async throws -> JSONValue? {
         let encoder = JSONValueEncoder()
@@ -15,6 +16,9 @@ struct ObjectLoader: Sendable {
         case .paymentMethod:
             guard let method = try? await paymentMethods.retrieve(id, by: caller) else { return nil }
             return try encoder.encode(method)
+        case .testClock:
+            guard let clock = try? await testClocks.retrieve(id, by: caller) else { return nil }
+            return try encoder.encode(clock)
         default:
             return nil
         }

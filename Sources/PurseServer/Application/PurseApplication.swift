@@ -68,6 +68,7 @@ public struct PurseApplication {
         )
         let backgroundDatabase = PostgresDatabase(pool: background)
         let customers = CustomerService(database: database, paymentMethods: paymentMethods, caches: caches)
+        let testClocks = TestClockService(database: database, caches: caches)
         let idempotency = IdempotencyService(database: database, masterKey: masterKey)
         // This application's metrics, served at `GET /metrics`. Each application has its own, so
         // servers sharing a process (the tests) never mix their figures; none is installed as
@@ -79,7 +80,7 @@ public struct PurseApplication {
             pipeline: .init(
                 authenticator: authenticator,
                 idempotency: idempotency,
-                loader: ObjectLoader(customers: customers, paymentMethods: paymentMethods),
+                loader: ObjectLoader(customers: customers, paymentMethods: paymentMethods, testClocks: testClocks),
                 maxBodySize: configuration.maxBodySize,
                 rateLimiter: configuration.rateLimit.map(RateLimiter.init),
                 failedAuthentications: configuration.rateLimit.map(RateLimiter.init),
@@ -138,6 +139,8 @@ public struct PurseApplication {
             publicURL: publicURL, clientAddress: ClientAddress(trustedProxies: configuration.trustedProxies)
         ).register(on: api)
         EventsController(events: EventService(database: database, masterKey: masterKey)).register(on: api)
+        let testClockAdvancer = TestClockAdvancer(clocks: TestClockService(database: backgroundDatabase, caches: caches), logger: logger)
+        TestClocksController(clocks: testClocks, advancer: testClockAdvancer).register(on: api)
         let destinations = WebhookDestinations(
             policy: WebhookDestinationPolicy(
                 requireHTTPS: configuration.webhooks.requireHTTPS, allowList: configuration.webhooks.allowedHosts
@@ -178,8 +181,10 @@ public struct PurseApplication {
                 setupIntents: SetupIntentService(
                     database: backgroundDatabase, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
                 ),
+                testClocks: TestClockService(database: backgroundDatabase, caches: caches),
                 logger: logger
             ),
+            testClockAdvancer,
             ChangeFeed(configuration: pool.configuration, caches: caches, logger: logger),
             delivery,
         ]

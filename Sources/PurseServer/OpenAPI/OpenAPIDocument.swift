@@ -114,7 +114,7 @@ enum OpenAPIDocument {
     "/v1/customers": {
       "post": {
         "operationId": "createCustomer",
-        "summary": "Create a customer (secret key)",
+        "summary": "Create a customer (secret key); with test_clock, on that clock (at most 3 per clock) and created at its time",
         "requestBody": {
           "required": false,
           "content": {
@@ -324,7 +324,9 @@ enum OpenAPIDocument {
                         "items": {
                           "enum": [
                             "invoice_settings.default_payment_method",
-                            "invoice_settings.default_payment_method.customer"
+                            "invoice_settings.default_payment_method.customer",
+                            "invoice_settings.default_payment_method.customer.test_clock",
+                            "test_clock"
                           ]
                         }
                       },
@@ -333,8 +335,9 @@ enum OpenAPIDocument {
                       }
                     ]
                   },
-                  "payment_method": {
-                    "type": "string"
+                  "test_clock": {
+                    "type": "string",
+                    "maxLength": 5000
                   }
                 },
                 "additionalProperties": false
@@ -693,7 +696,9 @@ enum OpenAPIDocument {
                         "items": {
                           "enum": [
                             "invoice_settings.default_payment_method",
-                            "invoice_settings.default_payment_method.customer"
+                            "invoice_settings.default_payment_method.customer",
+                            "invoice_settings.default_payment_method.customer.test_clock",
+                            "test_clock"
                           ]
                         }
                       },
@@ -705,10 +710,11 @@ enum OpenAPIDocument {
                       }
                     ]
                   },
-                  "payment_method": {
+                  "test_clock": {
                     "anyOf": [
                       {
-                        "type": "string"
+                        "type": "string",
+                        "maxLength": 5000
                       },
                       {
                         "type": "null"
@@ -746,7 +752,7 @@ enum OpenAPIDocument {
       },
       "get": {
         "operationId": "listCustomers",
-        "summary": "List customers, newest first (secret key)",
+        "summary": "List customers, newest first (secret key); those on a test clock only with test_clock, as Stripe's",
         "parameters": [
           {
             "name": "email",
@@ -777,6 +783,15 @@ enum OpenAPIDocument {
                 }
               ]
             }
+          },
+          {
+            "name": "test_clock",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "Only the customers on this test clock"
           },
           {
             "name": "limit",
@@ -822,7 +837,8 @@ enum OpenAPIDocument {
                   "items": {
                     "enum": [
                       "data.invoice_settings.default_payment_method",
-                      "data.invoice_settings.default_payment_method.customer"
+                      "data.invoice_settings.default_payment_method.customer",
+                      "data.test_clock"
                     ]
                   }
                 },
@@ -915,6 +931,7 @@ enum OpenAPIDocument {
                     "enum": [
                       "data.invoice_settings.default_payment_method",
                       "data.invoice_settings.default_payment_method.customer",
+                      "data.test_clock",
                       "total_count"
                     ]
                   }
@@ -978,7 +995,9 @@ enum OpenAPIDocument {
                   "items": {
                     "enum": [
                       "invoice_settings.default_payment_method",
-                      "invoice_settings.default_payment_method.customer"
+                      "invoice_settings.default_payment_method.customer",
+                      "invoice_settings.default_payment_method.customer.test_clock",
+                      "test_clock"
                     ]
                   }
                 },
@@ -1245,7 +1264,9 @@ enum OpenAPIDocument {
                         "items": {
                           "enum": [
                             "invoice_settings.default_payment_method",
-                            "invoice_settings.default_payment_method.customer"
+                            "invoice_settings.default_payment_method.customer",
+                            "invoice_settings.default_payment_method.customer.test_clock",
+                            "test_clock"
                           ]
                         }
                       },
@@ -1614,7 +1635,9 @@ enum OpenAPIDocument {
                         "items": {
                           "enum": [
                             "invoice_settings.default_payment_method",
-                            "invoice_settings.default_payment_method.customer"
+                            "invoice_settings.default_payment_method.customer",
+                            "invoice_settings.default_payment_method.customer.test_clock",
+                            "test_clock"
                           ]
                         }
                       },
@@ -1983,7 +2006,8 @@ enum OpenAPIDocument {
                           "enum": [
                             "customer",
                             "customer.invoice_settings.default_payment_method",
-                            "customer.invoice_settings.default_payment_method.customer"
+                            "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock"
                           ]
                         }
                       },
@@ -2437,7 +2461,8 @@ enum OpenAPIDocument {
                           "enum": [
                             "customer",
                             "customer.invoice_settings.default_payment_method",
-                            "customer.invoice_settings.default_payment_method.customer"
+                            "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock"
                           ]
                         }
                       },
@@ -2575,7 +2600,8 @@ enum OpenAPIDocument {
                   "items": {
                     "enum": [
                       "data.customer",
-                      "data.customer.invoice_settings.default_payment_method"
+                      "data.customer.invoice_settings.default_payment_method",
+                      "data.customer.test_clock"
                     ]
                   }
                 },
@@ -2639,7 +2665,8 @@ enum OpenAPIDocument {
                     "enum": [
                       "customer",
                       "customer.invoice_settings.default_payment_method",
-                      "customer.invoice_settings.default_payment_method.customer"
+                      "customer.invoice_settings.default_payment_method.customer",
+                      "customer.test_clock"
                     ]
                   }
                 },
@@ -2919,7 +2946,8 @@ enum OpenAPIDocument {
                           "enum": [
                             "customer",
                             "customer.invoice_settings.default_payment_method",
-                            "customer.invoice_settings.default_payment_method.customer"
+                            "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock"
                           ]
                         }
                       },
@@ -3267,7 +3295,8 @@ enum OpenAPIDocument {
                           "enum": [
                             "customer",
                             "customer.invoice_settings.default_payment_method",
-                            "customer.invoice_settings.default_payment_method.customer"
+                            "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock"
                           ]
                         }
                       },
@@ -3342,7 +3371,8 @@ enum OpenAPIDocument {
                           "enum": [
                             "customer",
                             "customer.invoice_settings.default_payment_method",
-                            "customer.invoice_settings.default_payment_method.customer"
+                            "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock"
                           ]
                         }
                       },
@@ -3379,7 +3409,8 @@ enum OpenAPIDocument {
                           "enum": [
                             "customer",
                             "customer.invoice_settings.default_payment_method",
-                            "customer.invoice_settings.default_payment_method.customer"
+                            "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock"
                           ]
                         }
                       },
@@ -3454,7 +3485,8 @@ enum OpenAPIDocument {
                           "enum": [
                             "customer",
                             "customer.invoice_settings.default_payment_method",
-                            "customer.invoice_settings.default_payment_method.customer"
+                            "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock"
                           ]
                         }
                       },
@@ -3485,7 +3517,8 @@ enum OpenAPIDocument {
                           "enum": [
                             "customer",
                             "customer.invoice_settings.default_payment_method",
-                            "customer.invoice_settings.default_payment_method.customer"
+                            "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock"
                           ]
                         }
                       },
@@ -3623,7 +3656,8 @@ enum OpenAPIDocument {
                   "items": {
                     "enum": [
                       "data.customer",
-                      "data.customer.invoice_settings.default_payment_method"
+                      "data.customer.invoice_settings.default_payment_method",
+                      "data.customer.test_clock"
                     ]
                   }
                 },
@@ -3695,7 +3729,8 @@ enum OpenAPIDocument {
                     "enum": [
                       "customer",
                       "customer.invoice_settings.default_payment_method",
-                      "customer.invoice_settings.default_payment_method.customer"
+                      "customer.invoice_settings.default_payment_method.customer",
+                      "customer.test_clock"
                     ]
                   }
                 },
@@ -3759,7 +3794,8 @@ enum OpenAPIDocument {
                     "enum": [
                       "payment_method",
                       "payment_method.customer",
-                      "payment_method.customer.invoice_settings.default_payment_method"
+                      "payment_method.customer.invoice_settings.default_payment_method",
+                      "payment_method.customer.test_clock"
                     ]
                   }
                 },
@@ -3828,7 +3864,8 @@ enum OpenAPIDocument {
                           "enum": [
                             "payment_method",
                             "payment_method.customer",
-                            "payment_method.customer.invoice_settings.default_payment_method"
+                            "payment_method.customer.invoice_settings.default_payment_method",
+                            "payment_method.customer.test_clock"
                           ]
                         }
                       },
@@ -3862,7 +3899,8 @@ enum OpenAPIDocument {
                           "enum": [
                             "payment_method",
                             "payment_method.customer",
-                            "payment_method.customer.invoice_settings.default_payment_method"
+                            "payment_method.customer.invoice_settings.default_payment_method",
+                            "payment_method.customer.test_clock"
                           ]
                         }
                       },
@@ -4815,9 +4853,11 @@ enum OpenAPIDocument {
                             "customer",
                             "customer.invoice_settings.default_payment_method",
                             "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock",
                             "payment_method",
                             "payment_method.customer",
-                            "payment_method.customer.invoice_settings.default_payment_method"
+                            "payment_method.customer.invoice_settings.default_payment_method",
+                            "payment_method.customer.test_clock"
                           ]
                         }
                       },
@@ -5778,9 +5818,11 @@ enum OpenAPIDocument {
                             "customer",
                             "customer.invoice_settings.default_payment_method",
                             "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock",
                             "payment_method",
                             "payment_method.customer",
-                            "payment_method.customer.invoice_settings.default_payment_method"
+                            "payment_method.customer.invoice_settings.default_payment_method",
+                            "payment_method.customer.test_clock"
                           ]
                         }
                       },
@@ -5908,8 +5950,10 @@ enum OpenAPIDocument {
                     "enum": [
                       "data.customer",
                       "data.customer.invoice_settings.default_payment_method",
+                      "data.customer.test_clock",
                       "data.payment_method",
-                      "data.payment_method.customer"
+                      "data.payment_method.customer",
+                      "data.payment_method.customer.test_clock"
                     ]
                   }
                 },
@@ -5982,9 +6026,11 @@ enum OpenAPIDocument {
                       "customer",
                       "customer.invoice_settings.default_payment_method",
                       "customer.invoice_settings.default_payment_method.customer",
+                      "customer.test_clock",
                       "payment_method",
                       "payment_method.customer",
-                      "payment_method.customer.invoice_settings.default_payment_method"
+                      "payment_method.customer.invoice_settings.default_payment_method",
+                      "payment_method.customer.test_clock"
                     ]
                   }
                 },
@@ -6541,9 +6587,11 @@ enum OpenAPIDocument {
                             "customer",
                             "customer.invoice_settings.default_payment_method",
                             "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock",
                             "payment_method",
                             "payment_method.customer",
-                            "payment_method.customer.invoice_settings.default_payment_method"
+                            "payment_method.customer.invoice_settings.default_payment_method",
+                            "payment_method.customer.test_clock"
                           ]
                         }
                       },
@@ -7290,9 +7338,11 @@ enum OpenAPIDocument {
                             "customer",
                             "customer.invoice_settings.default_payment_method",
                             "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock",
                             "payment_method",
                             "payment_method.customer",
-                            "payment_method.customer.invoice_settings.default_payment_method"
+                            "payment_method.customer.invoice_settings.default_payment_method",
+                            "payment_method.customer.test_clock"
                           ]
                         }
                       },
@@ -7915,9 +7965,11 @@ enum OpenAPIDocument {
                             "customer",
                             "customer.invoice_settings.default_payment_method",
                             "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock",
                             "payment_method",
                             "payment_method.customer",
-                            "payment_method.customer.invoice_settings.default_payment_method"
+                            "payment_method.customer.invoice_settings.default_payment_method",
+                            "payment_method.customer.test_clock"
                           ]
                         }
                       },
@@ -8746,9 +8798,11 @@ enum OpenAPIDocument {
                             "customer",
                             "customer.invoice_settings.default_payment_method",
                             "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock",
                             "payment_method",
                             "payment_method.customer",
-                            "payment_method.customer.invoice_settings.default_payment_method"
+                            "payment_method.customer.invoice_settings.default_payment_method",
+                            "payment_method.customer.test_clock"
                           ]
                         }
                       },
@@ -8835,9 +8889,11 @@ enum OpenAPIDocument {
                             "customer",
                             "customer.invoice_settings.default_payment_method",
                             "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock",
                             "payment_method",
                             "payment_method.customer",
-                            "payment_method.customer.invoice_settings.default_payment_method"
+                            "payment_method.customer.invoice_settings.default_payment_method",
+                            "payment_method.customer.test_clock"
                           ]
                         }
                       },
@@ -8886,9 +8942,11 @@ enum OpenAPIDocument {
                             "customer",
                             "customer.invoice_settings.default_payment_method",
                             "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock",
                             "payment_method",
                             "payment_method.customer",
-                            "payment_method.customer.invoice_settings.default_payment_method"
+                            "payment_method.customer.invoice_settings.default_payment_method",
+                            "payment_method.customer.test_clock"
                           ]
                         }
                       },
@@ -8980,9 +9038,11 @@ enum OpenAPIDocument {
                             "customer",
                             "customer.invoice_settings.default_payment_method",
                             "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock",
                             "payment_method",
                             "payment_method.customer",
-                            "payment_method.customer.invoice_settings.default_payment_method"
+                            "payment_method.customer.invoice_settings.default_payment_method",
+                            "payment_method.customer.test_clock"
                           ]
                         }
                       },
@@ -9054,9 +9114,11 @@ enum OpenAPIDocument {
                             "customer",
                             "customer.invoice_settings.default_payment_method",
                             "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock",
                             "payment_method",
                             "payment_method.customer",
-                            "payment_method.customer.invoice_settings.default_payment_method"
+                            "payment_method.customer.invoice_settings.default_payment_method",
+                            "payment_method.customer.test_clock"
                           ]
                         }
                       },
@@ -11041,7 +11103,8 @@ enum OpenAPIDocument {
                           "enum": [
                             "customer",
                             "customer.invoice_settings.default_payment_method",
-                            "customer.invoice_settings.default_payment_method.customer"
+                            "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock"
                           ]
                         }
                       },
@@ -11541,7 +11604,8 @@ enum OpenAPIDocument {
                           "enum": [
                             "customer",
                             "customer.invoice_settings.default_payment_method",
-                            "customer.invoice_settings.default_payment_method.customer"
+                            "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock"
                           ]
                         }
                       },
@@ -11659,7 +11723,8 @@ enum OpenAPIDocument {
                           "enum": [
                             "customer",
                             "customer.invoice_settings.default_payment_method",
-                            "customer.invoice_settings.default_payment_method.customer"
+                            "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock"
                           ]
                         }
                       },
@@ -11700,7 +11765,8 @@ enum OpenAPIDocument {
                           "enum": [
                             "customer",
                             "customer.invoice_settings.default_payment_method",
-                            "customer.invoice_settings.default_payment_method.customer"
+                            "customer.invoice_settings.default_payment_method.customer",
+                            "customer.test_clock"
                           ]
                         }
                       },
@@ -11777,7 +11843,9 @@ enum OpenAPIDocument {
                         "items": {
                           "enum": [
                             "invoice_settings.default_payment_method",
-                            "invoice_settings.default_payment_method.customer"
+                            "invoice_settings.default_payment_method.customer",
+                            "invoice_settings.default_payment_method.customer.test_clock",
+                            "test_clock"
                           ]
                         }
                       },
@@ -11823,7 +11891,9 @@ enum OpenAPIDocument {
                         "items": {
                           "enum": [
                             "invoice_settings.default_payment_method",
-                            "invoice_settings.default_payment_method.customer"
+                            "invoice_settings.default_payment_method.customer",
+                            "invoice_settings.default_payment_method.customer.test_clock",
+                            "test_clock"
                           ]
                         }
                       },
@@ -14008,6 +14078,7 @@ enum OpenAPIDocument {
                     "enum": [
                       "payment_method_preference.setup_intent",
                       "payment_method_preference.setup_intent.customer",
+                      "payment_method_preference.setup_intent.customer.test_clock",
                       "payment_method_preference.setup_intent.payment_method",
                       "payment_method_preference.setup_intent.payment_method.customer"
                     ]
@@ -15595,6 +15666,405 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/test_helpers/test_clocks": {
+      "post": {
+        "operationId": "createTestClock",
+        "summary": "Create a test clock frozen at frozen_time (secret key); it is deleted, with its customers, 30 days later",
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "frozen_time": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 253402300799
+                  },
+                  "name": {
+                    "type": "string",
+                    "maxLength": 300
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false,
+                "required": [
+                  "frozen_time"
+                ]
+              },
+              "encoding": {
+                "expand": {
+                  "style": "deepObject",
+                  "explode": true
+                }
+              }
+            },
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "frozen_time": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 253402300799
+                  },
+                  "name": {
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 300
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false,
+                "required": [
+                  "frozen_time"
+                ]
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TestClock"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "get": {
+        "operationId": "listTestClocks",
+        "summary": "List test clocks, newest first (secret key)",
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 100
+                },
+                {
+                  "const": ""
+                }
+              ]
+            }
+          },
+          {
+            "name": "starting_after",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "ending_before",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "expand",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "type": "array",
+                  "maxItems": 0,
+                  "description": "Nothing in this response can be expanded"
+                },
+                {
+                  "const": ""
+                }
+              ]
+            },
+            "style": "deepObject",
+            "explode": true,
+            "description": "Fields to expand (expand[]=customer)"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TestClockList"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/test_helpers/test_clocks/{id}": {
+      "get": {
+        "operationId": "retrieveTestClock",
+        "summary": "Retrieve a test clock (secret key)",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The object's id"
+          },
+          {
+            "name": "expand",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "anyOf": [
+                {
+                  "type": "array",
+                  "maxItems": 0,
+                  "description": "Nothing in this response can be expanded"
+                },
+                {
+                  "const": ""
+                }
+              ]
+            },
+            "style": "deepObject",
+            "explode": true,
+            "description": "Fields to expand (expand[]=customer)"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TestClock"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteTestClock",
+        "summary": "Delete a test clock and every customer on it (secret key)",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The object's id"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DeletedObject"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/test_helpers/test_clocks/{id}/advance": {
+      "post": {
+        "operationId": "advanceTestClock",
+        "summary": "Advance a ready test clock to a later frozen_time, at most two years past the time it was created at (secret key); answers advancing, ready moments later",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The object's id"
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "frozen_time": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 253402300799
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false,
+                "required": [
+                  "frozen_time"
+                ]
+              },
+              "encoding": {
+                "expand": {
+                  "style": "deepObject",
+                  "explode": true
+                }
+              }
+            },
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "frozen_time": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 253402300799
+                  },
+                  "expand": {
+                    "anyOf": [
+                      {
+                        "type": "array",
+                        "maxItems": 0,
+                        "description": "Nothing in this response can be expanded"
+                      },
+                      {
+                        "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  }
+                },
+                "additionalProperties": false,
+                "required": [
+                  "frozen_time"
+                ]
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TestClock"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "A Stripe-style error",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v1/billing_portal/sessions": {
       "post": {
         "operationId": "createBillingPortalSession",
@@ -16784,7 +17254,12 @@ enum OpenAPIDocument {
                         "setup_intent.requires_action",
                         "setup_intent.succeeded",
                         "setup_intent.setup_failed",
-                        "setup_intent.canceled"
+                        "setup_intent.canceled",
+                        "test_helpers.test_clock.created",
+                        "test_helpers.test_clock.advancing",
+                        "test_helpers.test_clock.ready",
+                        "test_helpers.test_clock.deleted",
+                        "test_helpers.test_clock.internal_failure"
                       ]
                     },
                     "minItems": 1
@@ -16872,7 +17347,12 @@ enum OpenAPIDocument {
                         "setup_intent.requires_action",
                         "setup_intent.succeeded",
                         "setup_intent.setup_failed",
-                        "setup_intent.canceled"
+                        "setup_intent.canceled",
+                        "test_helpers.test_clock.created",
+                        "test_helpers.test_clock.advancing",
+                        "test_helpers.test_clock.ready",
+                        "test_helpers.test_clock.deleted",
+                        "test_helpers.test_clock.internal_failure"
                       ]
                     },
                     "minItems": 1
@@ -17157,7 +17637,12 @@ enum OpenAPIDocument {
                             "setup_intent.requires_action",
                             "setup_intent.succeeded",
                             "setup_intent.setup_failed",
-                            "setup_intent.canceled"
+                            "setup_intent.canceled",
+                            "test_helpers.test_clock.created",
+                            "test_helpers.test_clock.advancing",
+                            "test_helpers.test_clock.ready",
+                            "test_helpers.test_clock.deleted",
+                            "test_helpers.test_clock.internal_failure"
                           ]
                         },
                         "minItems": 1
@@ -17265,7 +17750,12 @@ enum OpenAPIDocument {
                             "setup_intent.requires_action",
                             "setup_intent.succeeded",
                             "setup_intent.setup_failed",
-                            "setup_intent.canceled"
+                            "setup_intent.canceled",
+                            "test_helpers.test_clock.created",
+                            "test_helpers.test_clock.advancing",
+                            "test_helpers.test_clock.ready",
+                            "test_helpers.test_clock.deleted",
+                            "test_helpers.test_clock.internal_failure"
                           ]
                         },
                         "minItems": 1
@@ -18016,9 +18506,16 @@ enum OpenAPIDocument {
             "type": "string"
           },
           "test_clock": {
-            "type": [
-              "string",
-              "null"
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "$ref": "#/components/schemas/TestClock"
+              },
+              {
+                "type": "null"
+              }
             ]
           }
         }
@@ -19438,6 +19935,86 @@ enum OpenAPIDocument {
             "type": "integer"
           }
         }
+      },
+      "TestClock": {
+        "type": "object",
+        "required": [
+          "id",
+          "object",
+          "created",
+          "deletes_after",
+          "frozen_time",
+          "livemode",
+          "name",
+          "status",
+          "status_details"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "object": {
+            "const": "test_helpers.test_clock"
+          },
+          "created": {
+            "type": "integer"
+          },
+          "deletes_after": {
+            "type": "integer"
+          },
+          "frozen_time": {
+            "type": "integer"
+          },
+          "livemode": {
+            "type": "boolean"
+          },
+          "name": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "status": {
+            "enum": [
+              "advancing",
+              "internal_failure",
+              "ready"
+            ]
+          },
+          "status_details": {
+            "type": "object",
+            "properties": {
+              "advancing": {
+                "type": "object",
+                "required": [
+                  "target_frozen_time"
+                ],
+                "properties": {
+                  "target_frozen_time": {
+                    "type": "integer"
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "TestClockList": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/ListBase"
+          },
+          {
+            "properties": {
+              "data": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/TestClock"
+                }
+              }
+            }
+          }
+        ]
       },
       "BillingPortalConfigurationList": {
         "allOf": [

@@ -3,12 +3,14 @@ import PurseCore
 import ServiceLifecycle
 
 /// Periodic housekeeping inside `purse serve`: forgets idempotency keys past their 24 hours,
-/// deletes long-expired ephemeral keys and customer sessions, and cancels setup intents abandoned for a day.
+/// deletes long-expired ephemeral keys and customer sessions, cancels setup intents abandoned for
+/// a day, and deletes test clocks 30 days old with their customers.
 struct MaintenanceService: Service {
     let idempotency: IdempotencyService
     let ephemeralKeys: EphemeralKeyService
     let sessions: CustomerSessionService
     let setupIntents: SetupIntentService
+    let testClocks: TestClockService
     let logger: Logger
     var interval: Duration = .seconds(600)
 
@@ -19,6 +21,7 @@ struct MaintenanceService: Service {
             await sweep("expired ephemeral keys") { try await ephemeralKeys.sweepExpired() }
             await sweep("expired customer sessions") { try await sessions.sweepExpired() }
             await sweep("abandoned setup intents") { try await setupIntents.sweepAbandoned() }
+            await sweep("expired test clocks") { try await testClocks.sweepExpired() }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
     }

@@ -26,6 +26,7 @@ struct DomainHarness {
     let webhookQueue: WebhookDeliveryQueue
     let portal: BillingPortalService
     let portalPages: BillingPortalPages
+    let testClocks: TestClockService
 
     /// The account's secret key.
     var secret: Credential { Credential(kind: .secret, accountID: account, sourceID: "sk_inmemory") }
@@ -51,6 +52,7 @@ struct DomainHarness {
             database: database, masterKey: masterKey, retrySchedule: [60, 300], giveUpAfter: 3 * 86_400, attemptTimeout: .seconds(5)
         )
         portal = BillingPortalService(database: database, masterKey: masterKey, publicURL: PublicURL("http://purse.test"))
+        testClocks = TestClockService(database: database, caches: caches)
         portalPages = BillingPortalPages(
             database: database, masterKey: masterKey, publicURL: PublicURL("http://purse.test"), setupIntents: setupIntents,
             paymentMethods: paymentMethods, selection: selection, sheetSettings: sheetSettings
@@ -96,9 +98,12 @@ struct DomainHarness {
     // MARK: - Setting things up
 
     /// A new customer's id.
-    func customer(email: String? = nil, paymentMethod: String? = nil, defaultMethod: String? = nil) async throws -> String {
+    func customer(
+        email: String? = nil, paymentMethod: String? = nil, defaultMethod: String? = nil, testClock: String? = nil
+    ) async throws -> String {
         var params = CustomerCreateParameters()
         params.email = email
+        params.testClock = testClock
         params.paymentMethod = paymentMethod
         if let defaultMethod { params.invoiceSettings = InvoiceSettingsParameters(defaultPaymentMethod: .set(defaultMethod)) }
         let rendered = try await customers.create(params, by: secret, request: request)

@@ -15,13 +15,15 @@ struct CustomerRow: KeysetRow {
 
     /// The customer as a read builds it: only what has a column.
     static func stored(_ customer: Customer) -> Customer {
-        Customer(
+        var stored = Customer(
             id: customer.id, created: customer.created, address: customer.address, description: customer.description,
             email: customer.email, invoicePrefix: customer.invoicePrefix,
             invoiceSettings: InvoiceSettings(defaultPaymentMethod: customer.invoiceSettings.defaultPaymentMethod),
             metadata: customer.metadata, name: customer.name, phone: customer.phone, preferredLocales: customer.preferredLocales,
             shipping: customer.shipping
         )
+        stored.testClock = customer.testClock
+        return stored
     }
 
     /// Customers in view: the account's, and for a customer's credential only that one.
@@ -106,7 +108,9 @@ struct InMemoryCustomerRepository: CustomerRepository {
         try await database.write { state in
             guard var row = state.customers[id], row.account == account else { return }
             row.deleted = true
+            let clock = row.customer.testClock
             row.customer = Customer(id: id, created: row.customer.created, invoicePrefix: row.customer.invoicePrefix)
+            row.customer.testClock = clock
             row.selectedOption = nil
             state.customers[id] = row
         }
@@ -118,7 +122,7 @@ struct InMemoryCustomerRepository: CustomerRepository {
                 state.customers.values,
                 where: { row in
                     row.account == query.account && !row.deleted && (query.email == nil || row.customer.email == query.email)
-                        && (query.created?.contains(row.created) ?? true)
+                        && (query.created?.contains(row.created) ?? true) && row.customer.testClock == query.testClock
                 },
                 pagination: pagination, noun: "customer", decode: \.customer
             )

@@ -94,6 +94,7 @@ actor InMemoryDatabase: Database {
             masterKeySeals: InMemoryMasterKeySealRepository(database: self),
             paymentMethods: InMemoryPaymentMethodRepository(database: self),
             setupIntents: InMemorySetupIntentRepository(database: self), sheetSettings: InMemorySheetSettingsRepository(database: self),
+            testClocks: InMemoryTestClockRepository(database: self),
             webhooks: InMemoryWebhookRepository(database: self)
         )
     }
@@ -181,6 +182,7 @@ struct InMemoryState: Sendable {
     var masterKeySeals: [String: MasterKeySeal] = [:]
     var portalConfigurations: [String: PortalConfigurationRow] = [:]
     var portalSessions: [String: PortalSessionRow] = [:]
+    var testClocks: [String: TestClockRow] = [:]
     /// The identity every table's `seq` is drawn from (one sequence is as good as one a table).
     var lastSeq = 0
     /// Seconds added to the wall clock for `now()`.

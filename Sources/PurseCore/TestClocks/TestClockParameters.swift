@@ -1,0 +1,32 @@
+/// `POST /v1/test_helpers/test_clocks`.
+public struct TestClockCreateParameters: Decodable, Sendable {
+    public var frozenTime: Int
+    public var name: String?
+
+    enum CodingKeys: String, CodingKey {
+        case frozenTime = "frozen_time"
+        case name
+    }
+}
+
+/// `POST /v1/test_helpers/test_clocks/{id}/advance`.
+public struct TestClockAdvanceParameters: Decodable, Sendable {
+    public var frozenTime: Int
+
+    enum CodingKeys: String, CodingKey {
+        case frozenTime = "frozen_time"
+    }
+}
+
+/// `GET /v1/test_helpers/test_clocks`.
+public struct TestClockListParameters: Decodable, Sendable, PaginatedParameters {
+    public var limit: Int?
+    public var startingAfter: String?
+    public var endingBefore: String?
+
+    enum CodingKeys: String, CodingKey {
+        case limit
+        case startingAfter = "starting_after"
+        case endingBefore = "ending_before"
+    }
+}

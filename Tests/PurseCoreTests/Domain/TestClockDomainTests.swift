@@ -1,0 +1,119 @@
+import PurseModels
+import Testing
+
+@testable import PurseCore
+
+/// Test clocks' rules (issue 34), without a database: a clock moves only forward and at most two
+/// years, one advance at a time; customers made on it take its time and stay on it; deleting it
+/// deletes them.
+@Suite("Test clocks, in memory")
+struct TestClockDomainTests {
+    private static let start = 1_700_000_000
+
+    private func clock(_ purse: DomainHarness, at time: Int = start, name: String? = nil) async throws -> TestClock {
+        try await purse.testClocks.create(TestClockCreateParameters(frozenTime: time, name: name), by: purse.secret, request: purse.request)
+    }
+
+    private func advance(_ purse: DomainHarness, _ id: String, to time: Int) async throws -> TestClock {
+        try await purse.testClocks.advance(id, TestClockAdvanceParameters(frozenTime: time), by: purse.secret, request: purse.request)
+    }
+
+    @Test func aNewClockIsReadyAtItsTimeAndIsDeletedThirtyDaysLater() async throws {
+        let purse = try await DomainHarness.make()
+        let made = try await clock(purse, name: "checkout")
+        #expect(made.status == .ready && made.statusDetails.advancing == nil)
+        #expect(made.frozenTime == Self.start && made.name == "checkout")
+        #expect(made.deletesAfter - made.created == 30 * 86_400)
+        #expect(try await purse.testClocks.retrieve(made.id, by: purse.secret) == made)
+        #expect(await purse.eventTypes().contains("test_helpers.test_clock.created"))
+        await #expect(throws: PurseError.self) { try await clock(purse, at: -1) }
+        await #expect(throws: PurseError.self) { try await clock(purse, name: String(repeating: "x", count: 301)) }
+    }
+
+    @Test func anAdvanceIsAdvancingThenReadyAtItsTarget() async throws {
+        let purse = try await DomainHarness.make()
+        let made = try await clock(purse)
+        let types = try await purse.eventTypes {
+            let advancing = try await advance(purse, made.id, to: Self.start + 86_400)
+            #expect(advancing.status == .advancing && advancing.frozenTime == Self.start)
+            #expect(advancing.statusDetails.advancing?.targetFrozenTime == Self.start + 86_400)
+            do {
+                _ = try await advance(purse, made.id, to: Self.start + 2 * 86_400)
+                Issue.record("a second advance started while the first ran")
+            } catch let error as PurseError {
+                #expect(error.code == "test_clock_status_invalid")
+            }
+            #expect(try await purse.testClocks.finishAdvances() == 1)
+            #expect(try await purse.testClocks.finishAdvances() == 0, "an advance finishes once")
+        }
+        #expect(types == ["test_helpers.test_clock.advancing", "test_helpers.test_clock.ready"])
+        let ready = try await purse.testClocks.retrieve(made.id, by: purse.secret)
+        #expect(ready.status == .ready && ready.frozenTime == Self.start + 86_400 && ready.statusDetails.advancing == nil)
+    }
+
+    @Test func aClockMovesOnlyForwardAndAtMostTwoYears() async throws {
+        let purse = try await DomainHarness.make()
+        let made = try await clock(purse)
+        for time in [Self.start, Self.start - 1, Self.start + 2 * 365 * 86_400 + 1] {
+            do {
+                _ = try await advance(purse, made.id, to: time)
+                Issue.record("advanced to \(time)")
+            } catch let error as PurseError {
+                #expect(error.param == "frozen_time")
+            }
+        }
+        #expect(try await purse.testClocks.retrieve(made.id, by: purse.secret) == made, "a refused advance changes nothing")
+        // Two years past the time it was created at, over several advances.
+        _ = try await advance(purse, made.id, to: Self.start + 365 * 86_400)
+        _ = try await purse.testClocks.finishAdvances()
+        _ = try await advance(purse, made.id, to: Self.start + 2 * 365 * 86_400)
+        _ = try await purse.testClocks.finishAdvances()
+        await #expect(throws: PurseError.self) { try await advance(purse, made.id, to: Self.start + 2 * 365 * 86_400 + 1) }
+    }
+
+    @Test func customersOnAClockTakeItsTimeAreListedApartAndAreAtMostThree() async throws {
+        let purse = try await DomainHarness.make()
+        let made = try await clock(purse)
+        let plain = try await purse.customer()
+        var clocked: [String] = []
+        for _ in 0..<3 { clocked.append(try await purse.customer(testClock: made.id)) }
+        let first = try await purse.currentCustomer(clocked[0])
+        #expect(first.testClock == made.id && first.created == Self.start)
+        do {
+            _ = try await purse.customer(testClock: made.id)
+            Issue.record("a fourth customer joined the clock")
+        } catch let error as PurseError {
+            #expect(error.param == "test_clock")
+        }
+        do {
+            _ = try await purse.customer(testClock: "clock_missing")
+            Issue.record("a customer joined a clock that does not exist")
+        } catch let error as PurseError {
+            #expect(error.code == "resource_missing" && error.param == "test_clock")
+        }
+        var listAll = CustomerListParameters()
+        #expect(try await purse.customers.list(listAll, by: purse.secret).data.map(\.id) == [plain])
+        listAll.testClock = made.id
+        #expect(Set(try await purse.customers.list(listAll, by: purse.secret).data.map(\.id)) == Set(clocked))
+    }
+
+    @Test func deletingAClockDeletesItsCustomersAndTheirKeys() async throws {
+        let purse = try await DomainHarness.make()
+        let made = try await clock(purse)
+        let customer = try await purse.customer(testClock: made.id)
+        _ = try await purse.attach(to: customer)
+        let other = try await purse.customer()
+        let types = try await purse.eventTypes {
+            let deleted = try await purse.testClocks.delete(made.id, by: purse.secret, request: purse.request)
+            #expect(deleted.deleted && deleted.object == "test_helpers.test_clock")
+        }
+        #expect(types == ["payment_method.detached", "customer.deleted", "test_helpers.test_clock.deleted"])
+        guard case .deleted = try await purse.customers.retrieve(customer, by: purse.secret) else {
+            Issue.record("the clock's customer is still live")
+            return
+        }
+        #expect(try await purse.currentCustomer(other).id == other, "a customer on no clock stays")
+        await #expect(throws: PurseError.self) { try await purse.testClocks.retrieve(made.id, by: purse.secret) }
+        await #expect(throws: PurseError.self) { try await purse.testClocks.delete(made.id, by: purse.secret, request: purse.request) }
+    }
+}

@@ -1,0 +1,98 @@
+import PurseModels
+
+@testable import PurseCore
+
+/// A row of `test_clocks`.
+struct TestClockRow: KeysetRow {
+    var stored: StoredTestClock
+    var account: String
+    var deleted = false
+    let seq: Int
+
+    var id: String { stored.clock.id }
+    var created: Int { stored.clock.created }
+}
+
+/// ``TestClockRepository`` on ``InMemoryDatabase``.
+struct InMemoryTestClockRepository: TestClockRepository {
+    let database: InMemoryDatabase
+
+    func insert(_ stored: StoredTestClock, account: String) async throws {
+        try await database.write { state in
+            guard state.testClocks[stored.clock.id] == nil else { throw InMemoryDatabaseError.constraint("test_clocks_pkey") }
+            state.testClocks[stored.clock.id] = TestClockRow(stored: stored, account: account, seq: state.nextSeq())
+        }
+    }
+
+    func find(_ id: String, account: String, lock: Bool) async throws -> StoredTestClock? {
+        await database.read { state in
+            state.testClocks[id].flatMap { $0.account == account && !$0.deleted ? $0.stored : nil }
+        }
+    }
+
+    func list(account: String, pagination: Pagination) async throws -> Page<TestClock> {
+        try await database.read { state in
+            try InMemoryKeysetList.page(
+                state.testClocks.values, where: { $0.account == account && !$0.deleted }, pagination: pagination, noun: "test_clock",
+                decode: \.stored.clock
+            )
+        }
+    }
+
+    func startAdvance(_ id: String, account: String, to time: Int) async throws {
+        try await database.write { state in
+            guard var row = state.testClocks[id], row.account == account else { return }
+            guard time > row.stored.clock.frozenTime else { throw InMemoryDatabaseError.constraint("test_clocks_advancing_to_check") }
+            row.stored.clock = Self.clock(row.stored.clock, frozenTime: row.stored.clock.frozenTime, advancingTo: time)
+            state.testClocks[id] = row
+        }
+    }
+
+    func finishAdvances(limit: Int) async throws -> [(clock: TestClock, account: String)] {
+        try await database.write { state in
+            let advancing = state.testClocks.values.filter { !$0.deleted && $0.stored.clock.statusDetails.advancing != nil }
+                .sorted { $0.id < $1.id }.prefix(limit)
+            return advancing.map { row in
+                var row = row
+                let target = row.stored.clock.statusDetails.advancing!.targetFrozenTime
+                row.stored.clock = Self.clock(row.stored.clock, frozenTime: target, advancingTo: nil)
+                state.testClocks[row.id] = row
+                return (row.stored.clock, row.account)
+            }
+        }
+    }
+
+    func markDeleted(_ id: String, account: String) async throws {
+        try await database.write { state in
+            guard var row = state.testClocks[id], row.account == account else { return }
+            row.deleted = true
+            row.stored.clock = Self.clock(row.stored.clock, frozenTime: row.stored.clock.frozenTime, advancingTo: nil)
+            state.testClocks[id] = row
+        }
+    }
+
+    func expired(now: Int, limit: Int) async throws -> [(id: String, account: String)] {
+        await database.read { state in
+            state.testClocks.values.filter { !$0.deleted && $0.stored.clock.deletesAfter <= now }
+                .sorted { $0.stored.clock.deletesAfter < $1.stored.clock.deletesAfter }.prefix(limit).map { ($0.id, $0.account) }
+        }
+    }
+
+    func customerCount(_ id: String, account: String) async throws -> Int {
+        try await customers(of: id, account: account).count
+    }
+
+    func customers(of id: String, account: String) async throws -> [String] {
+        await database.read { state in
+            state.customers.values.filter { $0.account == account && !$0.deleted && $0.customer.testClock == id }
+                .sorted { ($0.created, $0.seq) < ($1.created, $1.seq) }.map(\.id)
+        }
+    }
+
+    private static func clock(_ clock: TestClock, frozenTime: Int, advancingTo: Int?) -> TestClock {
+        TestClock(
+            id: clock.id, created: clock.created, deletesAfter: clock.deletesAfter, frozenTime: frozenTime, name: clock.name,
+            advancingTo: advancingTo
+        )
+    }
+}

@@ -1,0 +1,142 @@
+"""Test clocks (`test_helpers.test_clock`, issue 34) through stripe-python 16.1.0, as an
+integration test suite uses them to move a customer through time.
+
+Read in stripe-python 16.1.0:
+- `StripeClient.v1.test_helpers.test_clocks.create / retrieve / list / delete / advance`
+  (`stripe/test_helpers/_test_clock_service.py`): POST and GET /v1/test_helpers/test_clocks,
+  GET and DELETE /v1/test_helpers/test_clocks/{test_clock}, POST .../{test_clock}/advance.
+- The legacy resource `stripe.test_helpers.TestClock` (`stripe/test_helpers/_test_clock.py`,
+  OBJECT_NAME "test_helpers.test_clock"): `create`, `retrieve`, `list`, `delete` and `advance`, in
+  class and instance forms.
+- `StripeClient.v1.customers.create / list / retrieve` with `test_clock`, and `expand`.
+
+What the object holds is Stripe's (`stripe/openapi`, `test_helpers.test_clock`): created,
+deletes_after (30 days after creation), frozen_time, livemode, name, status (advancing, ready,
+internal_failure) and status_details ({} when ready, {advancing: {target_frozen_time}} while
+advancing). An advance answers `advancing` and is `ready` moments later, so a test polls, as it
+does against Stripe."""
+import time
+
+import pytest
+import stripe
+
+START = 1_700_000_000
+DAY = 86_400
+CLOCK_FIELDS = {"id", "object", "created", "deletes_after", "frozen_time", "livemode", "name", "status", "status_details"}
+
+
+def error_of(raised):
+    return raised.value.json_body["error"]
+
+
+def wait_until_ready(client, clock_id, limit=30):
+    """Polls the clock as a test suite does against Stripe, for at most `limit` seconds."""
+    deadline = time.monotonic() + limit
+    while True:
+        clock = client.v1.test_helpers.test_clocks.retrieve(clock_id)
+        if clock.status == "ready" or time.monotonic() > deadline:
+            return clock
+        time.sleep(0.1)
+
+
+def test_a_clock_is_created_listed_and_retrieved(client):
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": START, "name": "Annual renewal"})
+    assert set(clock.to_dict()) == CLOCK_FIELDS
+    assert clock.id.startswith("clock_") and clock.object == "test_helpers.test_clock"
+    assert (clock.frozen_time, clock.name, clock.status, clock.livemode) == (START, "Annual renewal", "ready", False)
+    assert clock.status_details.to_dict() == {}
+    assert clock.deletes_after - clock.created == 30 * DAY
+    assert client.v1.test_helpers.test_clocks.retrieve(clock.id).to_dict() == clock.to_dict()
+    other = client.v1.test_helpers.test_clocks.create(params={"frozen_time": START})
+    assert other.name is None
+    listed = client.v1.test_helpers.test_clocks.list(params={"limit": 1})
+    assert [c.id for c in listed.data] == [other.id] and listed.has_more
+    assert [c.id for c in client.v1.test_helpers.test_clocks.list(params={"starting_after": other.id}).data] == [clock.id]
+    created = client.v1.events.list(params={"type": "test_helpers.test_clock.created"}).data
+    assert [e.data.object.id for e in created] == [other.id, clock.id]
+
+
+def test_an_advance_answers_advancing_and_becomes_ready(client):
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": START})
+    advancing = client.v1.test_helpers.test_clocks.advance(clock.id, params={"frozen_time": START + DAY})
+    assert advancing.status == "advancing" and advancing.frozen_time == START
+    assert advancing.status_details.advancing.target_frozen_time == START + DAY
+    ready = wait_until_ready(client, clock.id)
+    assert (ready.status, ready.frozen_time, ready.status_details.to_dict()) == ("ready", START + DAY, {})
+    types = [e.type for e in client.v1.events.list().data if e.type.startswith("test_helpers.")]
+    assert types == ["test_helpers.test_clock.ready", "test_helpers.test_clock.advancing", "test_helpers.test_clock.created"]
+
+
+def test_a_clock_moves_only_forward_and_at_most_two_years(client):
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": START})
+    for frozen_time in [START, START - DAY, START + 2 * 365 * DAY + 1]:
+        with pytest.raises(stripe.InvalidRequestError) as refused:
+            client.v1.test_helpers.test_clocks.advance(clock.id, params={"frozen_time": frozen_time})
+        assert refused.value.http_status == 400 and error_of(refused)["param"] == "frozen_time"
+    assert client.v1.test_helpers.test_clocks.retrieve(clock.id).frozen_time == START
+    with pytest.raises(stripe.InvalidRequestError) as missing:
+        client.v1.test_helpers.test_clocks.advance(clock.id, params={})
+    assert error_of(missing)["code"] == "parameter_missing" and error_of(missing)["param"] == "frozen_time"
+    with pytest.raises(stripe.InvalidRequestError) as unknown:
+        client.v1.test_helpers.test_clocks.retrieve("clock_doesnotexist")
+    assert unknown.value.http_status == 404 and error_of(unknown)["code"] == "resource_missing"
+
+
+def test_customers_on_a_clock_take_its_time_and_stay_on_it(client):
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": START})
+    plain = client.v1.customers.create(params={"name": "No clock"})
+    assert plain.test_clock is None
+    customer = client.v1.customers.create(params={"name": "On the clock", "test_clock": clock.id})
+    assert customer.test_clock == clock.id and customer.created == START
+    expanded = client.v1.customers.retrieve(customer.id, params={"expand": ["test_clock"]})
+    assert expanded.test_clock.id == clock.id and expanded.test_clock.frozen_time == START
+    # Listed only when asked for by their clock, as Stripe lists them.
+    assert [c.id for c in client.v1.customers.list().data] == [plain.id]
+    assert [c.id for c in client.v1.customers.list(params={"test_clock": clock.id}).data] == [customer.id]
+    with pytest.raises(stripe.InvalidRequestError) as moved:
+        client.v1.customers.update(customer.id, params={"test_clock": clock.id})
+    assert error_of(moved)["code"] == "parameter_unknown"
+    client.v1.customers.create(params={"test_clock": clock.id})
+    client.v1.customers.create(params={"test_clock": clock.id})
+    with pytest.raises(stripe.InvalidRequestError) as full:
+        client.v1.customers.create(params={"test_clock": clock.id})
+    assert error_of(full)["param"] == "test_clock"
+    assert len(client.v1.customers.list(params={"test_clock": clock.id}).data) == 3
+
+
+def test_deleting_a_clock_deletes_its_customers(client):
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": START})
+    customer = client.v1.customers.create(params={"test_clock": clock.id})
+    card = client.v1.payment_methods.attach("pm_card_visa", params={"customer": customer.id})
+    kept = client.v1.customers.create(params={"name": "Kept"})
+    deleted = client.v1.test_helpers.test_clocks.delete(clock.id)
+    assert deleted.to_dict() == {"id": clock.id, "object": "test_helpers.test_clock", "deleted": True}
+    assert client.v1.customers.retrieve(customer.id).deleted is True
+    assert client.v1.payment_methods.retrieve(card.id).customer is None
+    assert client.v1.customers.retrieve(kept.id).name == "Kept"
+    with pytest.raises(stripe.InvalidRequestError) as gone:
+        client.v1.test_helpers.test_clocks.retrieve(clock.id)
+    assert gone.value.http_status == 404
+    assert client.v1.events.list(params={"type": "test_helpers.test_clock.deleted"}).data[0].data.object.id == clock.id
+
+
+def test_the_legacy_resource_api(purse, account):
+    stripe.api_key = account["secret_key"]
+    stripe.api_base = purse.base
+    try:
+        clock = stripe.test_helpers.TestClock.create(frozen_time=START, name="Legacy")
+        assert isinstance(clock, stripe.test_helpers.TestClock)
+        assert stripe.test_helpers.TestClock.retrieve(clock.id).name == "Legacy"
+        advancing = stripe.test_helpers.TestClock.advance(clock.id, frozen_time=START + DAY)
+        assert advancing.status == "advancing"
+        deadline = time.monotonic() + 30
+        while stripe.test_helpers.TestClock.retrieve(clock.id).status != "ready" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        ready = stripe.test_helpers.TestClock.retrieve(clock.id)
+        assert ready.frozen_time == START + DAY
+        ready.advance(frozen_time=START + 2 * DAY)
+        assert [c.id for c in stripe.test_helpers.TestClock.list().data] == [clock.id]
+        assert stripe.test_helpers.TestClock.delete(clock.id).deleted is True
+    finally:
+        stripe.api_key = None
+        stripe.api_base = "https://api.stripe.com"

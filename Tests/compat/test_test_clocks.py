@@ -10,11 +10,19 @@ Read in stripe-python 16.1.0:
   class and instance forms.
 - `StripeClient.v1.customers.create / list / retrieve` with `test_clock`, and `expand`.
 
+Beyond Stripe (Purse's choice, docs/api.md): a customer on a clock lives by its time. Its
+ephemeral keys and customer sessions are created at the clock's time and expire by it (`expires`,
+`expires_at`, the elements session's `api_key_expiry`), and the sheet settings' `hide_expired`
+filter reads the clock's month. Ephemeral keys are asked for with the Stripe-Version stripe-ios
+sends (2020-08-27); the elements session is fetched as CustomerSheet fetches it (a GET with the
+publishable key and `customer_session_client_secret`, through `raw_request`).
+
 What the object holds is Stripe's (`stripe/openapi`, `test_helpers.test_clock`): created,
 deletes_after (30 days after creation), frozen_time, livemode, name, status (advancing, ready,
 internal_failure) and status_details ({} when ready, {advancing: {target_frozen_time}} while
 advancing). An advance answers `advancing` and is `ready` moments later, so a test polls, as it
 does against Stripe."""
+import threading
 import time
 
 import pytest
@@ -22,6 +30,11 @@ import stripe
 
 START = 1_700_000_000
 DAY = 86_400
+JUNE_2030 = 1_906_502_400  # 2030-06-01 00:00 UTC
+MID_JULY_2030 = 1_910_304_000  # 2030-07-15 00:00 UTC
+MOBILE_SDK_VERSION = "2020-08-27"  # what stripe-ios sends when it asks for an ephemeral key
+KEY_LIFETIME = 3600  # purse serve's defaults
+SESSION_LIFETIME = 1800
 CLOCK_FIELDS = {"id", "object", "created", "deletes_after", "frozen_time", "livemode", "name", "status", "status_details"}
 
 
@@ -37,6 +50,20 @@ def wait_until_ready(client, clock_id, limit=30):
         if clock.status == "ready" or time.monotonic() > deadline:
             return clock
         time.sleep(0.1)
+
+
+def advance(client, clock_id, frozen_time):
+    client.v1.test_helpers.test_clocks.advance(clock_id, params={"frozen_time": frozen_time})
+    ready = wait_until_ready(client, clock_id)
+    assert (ready.status, ready.frozen_time) == ("ready", frozen_time)
+
+
+def status_of(call):
+    try:
+        call()
+        return 200, None
+    except stripe.StripeError as error:
+        return error.http_status, (error.json_body or {}).get("error", {}).get("code")
 
 
 def test_a_clock_is_created_listed_and_retrieved(client):
@@ -118,6 +145,94 @@ def test_deleting_a_clock_deletes_its_customers(client):
         client.v1.test_helpers.test_clocks.retrieve(clock.id)
     assert gone.value.http_status == 404
     assert client.v1.events.list(params={"type": "test_helpers.test_clock.deleted"}).data[0].data.object.id == clock.id
+
+
+def test_keys_and_sessions_of_a_clocked_customer_live_by_its_time(purse, client, account):
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": START})
+    customer = client.v1.customers.create(params={"test_clock": clock.id}).id
+    plain = client.v1.customers.create().id
+    key = client.v1.ephemeral_keys.create(params={"customer": customer}, options={"stripe_version": MOBILE_SDK_VERSION})
+    assert (key.created, key.expires) == (START, START + KEY_LIFETIME)
+    plain_key = client.v1.ephemeral_keys.create(params={"customer": plain}, options={"stripe_version": MOBILE_SDK_VERSION})
+    assert plain_key.expires - plain_key.created == KEY_LIFETIME and plain_key.created > START + 365 * DAY
+    session = client.v1.customer_sessions.create(params={"customer": customer, "components": {"customer_sheet": {"enabled": True}}})
+    assert (session.created, session.expires_at) == (START, START + SESSION_LIFETIME)
+    publishable = purse.client(account["publishable_key"], max_network_retries=0)
+
+    def elements_session():
+        response = publishable.raw_request(
+            "get", "/v1/elements/sessions", type="deferred_intent",
+            deferred_intent={"mode": "setup", "payment_method_types": ["card"]},
+            customer_session_client_secret=session.client_secret,
+        )
+        return publishable.deserialize(response, api_mode="V1")
+
+    assert elements_session().customer.customer_session.api_key_expiry == START + SESSION_LIFETIME
+    device = purse.client(key.secret, max_network_retries=0)
+    plain_device = purse.client(plain_key.secret, max_network_retries=0)
+    assert status_of(lambda: device.v1.customers.retrieve(customer)) == (200, None)
+
+    # Past the session's half hour of clock time: the session is over, the key still works.
+    advance(client, clock.id, START + SESSION_LIFETIME)
+    assert status_of(elements_session) == (400, "customer_session_expired")
+    assert status_of(lambda: device.v1.customers.retrieve(customer)) == (200, None)
+    # Past the key's hour: the key is expired; the wall clock's customer keeps its key.
+    advance(client, clock.id, START + KEY_LIFETIME)
+    assert status_of(lambda: device.v1.customers.retrieve(customer)) == (401, "api_key_expired")
+    assert status_of(lambda: plain_device.v1.customers.retrieve(plain)) == (200, None)
+    # A key made now lives from the clock's new time.
+    fresh = client.v1.ephemeral_keys.create(params={"customer": customer}, options={"stripe_version": MOBILE_SDK_VERSION})
+    assert fresh.created == START + KEY_LIFETIME
+
+
+def test_the_expired_card_filter_reads_the_clocks_month(purse, client):
+    client.deserialize(client.raw_request(
+        "post", "/v1/customer_sheet_settings/default", saved_payment_method_filter={"hide_expired": True},
+    ), api_mode="V1")
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": JUNE_2030})
+    customer = client.v1.customers.create(params={"test_clock": clock.id}).id
+    card = client.v1.payment_methods.create(params={
+        "type": "card", "card": {"number": "4242424242424242", "exp_month": 6, "exp_year": 2030, "cvc": "031"},
+    })
+    client.v1.payment_methods.attach(card.id, params={"customer": customer})
+    key = client.v1.ephemeral_keys.create(params={"customer": customer}, options={"stripe_version": MOBILE_SDK_VERSION})
+    device = purse.client(key.secret, max_network_retries=0)
+
+    def shown():
+        return [m.id for m in device.v1.payment_methods.list(params={"customer": customer, "type": "card"}).data]
+
+    assert shown() == [card.id]
+    advance(client, clock.id, MID_JULY_2030)
+    # The key is an hour old in clock time by now: a new one, as the app would ask for.
+    key = client.v1.ephemeral_keys.create(params={"customer": customer}, options={"stripe_version": MOBILE_SDK_VERSION})
+    device = purse.client(key.secret, max_network_retries=0)
+    assert shown() == []
+    # The merchant's secret key sees every method, as without settings.
+    assert [m.id for m in client.v1.payment_methods.list(params={"customer": customer}).data] == [card.id]
+
+
+def test_two_clocks_advanced_at_once_stay_apart(client):
+    clocks = [client.v1.test_helpers.test_clocks.create(params={"frozen_time": START}) for _ in range(2)]
+    customers = [client.v1.customers.create(params={"test_clock": clock.id}).id for clock in clocks]
+    targets = [START + DAY, START + 7 * DAY]
+    failures = []
+
+    def move(clock, target):
+        try:
+            advance(client, clock.id, target)
+        except Exception as error:  # reported below, in the test's own thread
+            failures.append(error)
+
+    threads = [threading.Thread(target=move, args=pair) for pair in zip(clocks, targets)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert failures == []
+    for clock, customer, target in zip(clocks, customers, targets):
+        assert client.v1.test_helpers.test_clocks.retrieve(clock.id).frozen_time == target
+        key = client.v1.ephemeral_keys.create(params={"customer": customer}, options={"stripe_version": MOBILE_SDK_VERSION})
+        assert key.created == target
 
 
 def test_the_legacy_resource_api(purse, account):

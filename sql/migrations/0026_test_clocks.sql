@@ -26,3 +26,9 @@ CREATE INDEX test_clocks_expiring ON test_clocks (deletes_after) WHERE NOT delet
 ALTER TABLE customers ADD COLUMN test_clock text;
 ALTER TABLE customers ADD FOREIGN KEY (test_clock, account_id) REFERENCES test_clocks (id, account_id);
 CREATE INDEX customers_on_test_clock ON customers (test_clock) WHERE test_clock IS NOT NULL AND NOT deleted;
+
+-- Servers keep credentials in memory with their customer's clock time (ChangeCache): an advance
+-- tells every server to forget them.
+CREATE TRIGGER test_clocks_moved AFTER UPDATE ON test_clocks FOR EACH ROW
+    WHEN (OLD.frozen_time IS DISTINCT FROM NEW.frozen_time OR OLD.deleted IS DISTINCT FROM NEW.deleted)
+    EXECUTE FUNCTION purse_notify_change('credentials');

@@ -53,7 +53,8 @@ public struct Authenticator: Sendable {
     }
 
     private static func unexpired(_ cached: CachedCredential, key: String) throws -> Credential {
-        if let expires = cached.expires, expires <= Clock.now { throw expiredKey(key) }
+        // A key of a customer on a test clock expires by the clock's time.
+        if let expires = cached.expires, expires <= cached.credential.now { throw expiredKey(key) }
         return cached.credential
     }
 
@@ -66,7 +67,8 @@ public struct Authenticator: Sendable {
         let permissions = found.components.map(SessionPermissions.init)
         let credential = Credential(
             kind: permissions == nil ? .ephemeralKey : .customerSession, accountID: found.accountID,
-            customerID: found.customerID, sourceID: found.id, session: permissions, sheetSettingsID: found.sheetSettingsID
+            customerID: found.customerID, sourceID: found.id, session: permissions, sheetSettingsID: found.sheetSettingsID,
+            clockTime: found.clockTime
         )
         return CachedCredential(credential: credential, expires: found.expires)
     }

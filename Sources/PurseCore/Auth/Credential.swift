@@ -25,10 +25,14 @@ public struct Credential: Sendable, Hashable {
     public let session: SessionPermissions?
     /// The sheet settings the key or session was created with; nil means the account's default.
     public let sheetSettingsID: String?
+    /// The time of the test clock the customer lives by, for a customer's credential whose
+    /// customer is on one (as it was when the credential was looked up: an advance empties the
+    /// credential cache).
+    public let clockTime: Int?
 
     public init(
         kind: Kind, accountID: String, customerID: String? = nil, sourceID: String, session: SessionPermissions? = nil,
-        sheetSettingsID: String? = nil
+        sheetSettingsID: String? = nil, clockTime: Int? = nil
     ) {
         self.kind = kind
         self.accountID = accountID
@@ -36,7 +40,11 @@ public struct Credential: Sendable, Hashable {
         self.sourceID = sourceID
         self.session = session
         self.sheetSettingsID = sheetSettingsID
+        self.clockTime = clockTime
     }
+
+    /// "Now" for what this credential does: its customer's test-clock time, or the wall clock.
+    public var now: Int { clockTime ?? Clock.now }
 
     /// Whether the credential may act on everything in its account.
     public var isSecret: Bool { kind == .secret }

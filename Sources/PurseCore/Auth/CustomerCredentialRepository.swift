@@ -13,10 +13,12 @@ public struct StoredCustomerCredential: Sendable, Equatable {
     /// A session's components (what its key may do); nil for an ephemeral key.
     public let components: CustomerSessionComponents?
     public let sheetSettingsID: String?
+    /// The time of the customer's test clock, when it is on one.
+    public let clockTime: Int?
 
     public init(
         id: String, accountID: String, customerID: String, hash: [UInt8], expires: Int, components: CustomerSessionComponents?,
-        sheetSettingsID: String?
+        sheetSettingsID: String?, clockTime: Int? = nil
     ) {
         self.id = id
         self.accountID = accountID
@@ -25,6 +27,7 @@ public struct StoredCustomerCredential: Sendable, Equatable {
         self.expires = expires
         self.components = components
         self.sheetSettingsID = sheetSettingsID
+        self.clockTime = clockTime
     }
 }
 
@@ -34,23 +37,29 @@ public struct StoredCustomerSession: Sendable, Equatable {
     /// The SHA-256 of its client secret, compared again in constant time.
     public var clientSecretHash: [UInt8]
     public var isRevoked: Bool
+    /// The time of the customer's test clock, when it is on one.
+    public var clockTime: Int?
 
-    public init(session: CustomerSession, clientSecretHash: [UInt8], isRevoked: Bool) {
+    public init(session: CustomerSession, clientSecretHash: [UInt8], isRevoked: Bool, clockTime: Int? = nil) {
         self.session = session
         self.clientSecretHash = clientSecretHash
         self.isRevoked = isRevoked
+        self.clockTime = clockTime
     }
 }
 
 /// The credentials of one customer's device: ephemeral keys and customer sessions. Their secrets
 /// are stored as SHA-256 hashes only.
 public protocol CustomerCredentialRepository: Sendable {
-    /// Stores a key for `customer` if it is a live customer of `account`; false when it is not.
+    /// Stores a key for `customer` if it is a live customer of `account`; nil when it is not.
     /// The customer's row stays locked (shared) for the rest of the transaction, so a deletion
     /// of the customer waits for the key and then revokes it.
+    ///
+    /// Returns the key's creation time as stored: `key.created`, or, for a customer on a test
+    /// clock, the clock's time; its expiry is that time plus the key's lifetime.
     func insertEphemeralKey(
         _ key: EphemeralKey, customer: String, account: String, secretHash: [UInt8], sheetSettings: String?
-    ) async throws -> Bool
+    ) async throws -> Int?
 
     /// Revokes a key (again, harmlessly: the first revocation's time stays); the key without its
     /// secret, or nil when `account` has none with that id.
@@ -64,7 +73,7 @@ public protocol CustomerCredentialRepository: Sendable {
 
     /// Stores a session (with its ``CustomerSession/customerSheetSettings``) as
     /// ``insertEphemeralKey(_:customer:account:secretHash:sheetSettings:)`` stores a key.
-    func insertSession(_ session: CustomerSession, account: String, clientSecretHash: [UInt8], apiKeyHash: [UInt8]) async throws -> Bool
+    func insertSession(_ session: CustomerSession, account: String, clientSecretHash: [UInt8], apiKeyHash: [UInt8]) async throws -> Int?
 
     /// Revokes a session (again, harmlessly); the session without its client secret, or nil when
     /// `account` has none with that id.

@@ -19,7 +19,7 @@ public final class ChangeCaches: Sendable {
     /// Live customer sessions by account and client secret, for the elements session. Emptied
     /// with the credentials: the same triggers announce any change to a session's row and a
     /// deleted customer.
-    let customerSessions = ChangeCache<CustomerSessionService.SecretKey, CustomerSession>(topic: credentialsTopic)
+    let customerSessions = ChangeCache<CustomerSessionService.SecretKey, CustomerSessionService.LiveSession>(topic: credentialsTopic)
 
     public static let sheetSettingsTopic = "sheet_settings"
 

@@ -40,7 +40,9 @@ public struct CustomerSessionService: Sendable {
             return (settings, inserted)
         }
         session.customerSheetSettings = settings
-        guard inserted else { throw PurseError.noSuch("customer", params.customer, param: "customer") }
+        guard let created = inserted else { throw PurseError.noSuch("customer", params.customer, param: "customer") }
+        // A customer on a test clock gets sessions that live by the clock's time.
+        (session.created, session.expiresAt) = (created, created + lifetime)
         return session
     }
 
@@ -58,21 +60,31 @@ public struct CustomerSessionService: Sendable {
     /// again costs the elements session one statement fewer; a revocation, a deleted customer or
     /// a changed session empties that cache as the credentials' does. Unknown, revoked and
     /// expired sessions are never cached, and the expiry is checked at every use.
-    public func resolve(clientSecret: String, account: String) async throws -> (session: CustomerSession, apiKey: String) {
+    public func resolve(
+        clientSecret: String, account: String
+    ) async throws -> (session: CustomerSession, apiKey: String, clockTime: Int?) {
         let key = SecretKey(account: account, hash: SecretHash.sha256(clientSecret))
-        let session: CustomerSession
+        let found: LiveSession
         if let cached = caches.customerSessions.value(for: key) {
-            session = cached
+            found = cached
         } else {
-            session = try await live(key)
+            found = try await live(key)
         }
-        guard session.expiresAt > Clock.now else {
+        let session = found.session
+        // A session of a customer on a test clock expires by the clock's time.
+        guard session.expiresAt > found.clockTime ?? Clock.now else {
             throw PurseError(
                 .invalidRequest, code: "customer_session_expired", message: "The customer session has expired.",
                 param: "customer_session_client_secret"
             )
         }
-        return (session, secrets.customerSessionAPIKey(session.id))
+        return (session, secrets.customerSessionAPIKey(session.id), found.clockTime)
+    }
+
+    /// A live session as found, with the time of its customer's test clock if it is on one.
+    struct LiveSession: Sendable {
+        let session: CustomerSession
+        let clockTime: Int?
     }
 
     /// How the cache finds a session: its account and the SHA-256 of its client secret.
@@ -82,7 +94,7 @@ public struct CustomerSessionService: Sendable {
     }
 
     /// The session `key` names from the database, unless it is revoked or its customer deleted.
-    private func live(_ key: SecretKey) async throws -> CustomerSession {
+    private func live(_ key: SecretKey) async throws -> LiveSession {
         let ticket = caches.customerSessions.ticket()
         let found = try await database.autocommit { try await $0.customerCredentials.session(clientSecretHash: key.hash, account: key.account) }
         guard let found, SecretHash.constantTimeEquals(found.clientSecretHash, key.hash), !found.isRevoked else {
@@ -91,9 +103,9 @@ public struct CustomerSessionService: Sendable {
                 param: "customer_session_client_secret"
             )
         }
-        let session = found.session
-        if session.expiresAt > Clock.now { caches.customerSessions.store(session, for: key, ticket: ticket) }
-        return session
+        let live = LiveSession(session: found.session, clockTime: found.clockTime)
+        if live.session.expiresAt > found.clockTime ?? Clock.now { caches.customerSessions.store(live, for: key, ticket: ticket) }
+        return live
     }
 
     /// Whether `clientSecret` is the client secret of `account`'s session `id`.

@@ -101,7 +101,7 @@ public struct ElementsSessionService: Sendable {
         }
 
         // Whose sheet this is: a customer session's customer, or PaymentSheet's ephemeral key's.
-        var claimedSession: (session: CustomerSession, apiKey: String)?
+        var claimedSession: (session: CustomerSession, apiKey: String, clockTime: Int?)?
         var legacyCustomer: Credential?
         if let clientSecret = params.customerSessionClientSecret {
             let claimed = try await sessions.resolve(clientSecret: clientSecret, account: caller.accountID)
@@ -128,12 +128,13 @@ public struct ElementsSessionService: Sendable {
         elements.customerSheetSettings = try JSONValueEncoder().encode(settings)
         if let claimedSession {
             elements.customer = try await sessionCustomer(
-                claimedSession.session, apiKey: claimedSession.apiKey, settings: settings,
+                claimedSession.session, apiKey: claimedSession.apiKey, clockTime: claimedSession.clockTime, settings: settings,
                 clientDefault: params.clientDefaultPaymentMethod, by: caller
             )
         } else if let legacyCustomer, let customer = legacyCustomer.customerID {
             elements.customer = try await self.legacyCustomer(
-                customer, settings: settings, clientDefault: params.clientDefaultPaymentMethod, by: caller
+                customer, clockTime: legacyCustomer.clockTime, settings: settings, clientDefault: params.clientDefaultPaymentMethod,
+                by: caller
             )
         }
         return elements
@@ -181,12 +182,13 @@ public struct ElementsSessionService: Sendable {
     /// whatever its redisplay setting), the server's default, and the session's key (derived, the
     /// same on every call, expiring with the session).
     private func sessionCustomer(
-        _ session: CustomerSession, apiKey: String, settings: CustomerSheetSettings, clientDefault: String?, by caller: Credential
+        _ session: CustomerSession, apiKey: String, clockTime: Int?, settings: CustomerSheetSettings, clientDefault: String?,
+        by caller: Credential
     ) async throws -> JSONValue {
         let permissions = SessionPermissions(session.components)
         let shown = try await paymentMethods.sheetMethods(
             customer: session.customer, allowRedisplay: permissions.allowRedisplayFilters, alsoShowing: clientDefault,
-            settings: settings, by: Credential(kind: .secret, accountID: caller.accountID, sourceID: session.id)
+            settings: settings, by: Credential(kind: .secret, accountID: caller.accountID, sourceID: session.id, clockTime: clockTime)
         )
         let encoder = JSONValueEncoder()
         return [
@@ -211,11 +213,11 @@ public struct ElementsSessionService: Sendable {
     /// without a `customer_session`. SDKs that read the legacy object show these; current ones,
     /// which expect a session here, list the methods with the ephemeral key instead.
     private func legacyCustomer(
-        _ customer: String, settings: CustomerSheetSettings, clientDefault: String?, by caller: Credential
+        _ customer: String, clockTime: Int?, settings: CustomerSheetSettings, clientDefault: String?, by caller: Credential
     ) async throws -> JSONValue {
         let shown = try await paymentMethods.sheetMethods(
             customer: customer, allowRedisplay: AllowRedisplay.allCases.map(\.rawValue), alsoShowing: clientDefault,
-            settings: settings, by: Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID)
+            settings: settings, by: Credential(kind: .secret, accountID: caller.accountID, sourceID: caller.sourceID, clockTime: clockTime)
         )
         let encoder = JSONValueEncoder()
         return [

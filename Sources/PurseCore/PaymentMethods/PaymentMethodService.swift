@@ -59,7 +59,7 @@ public struct PaymentMethodService: Sendable {
         let pagination = try params.pagination()
         var query = AttachedMethodsQuery(
             customer: customer, visibility: caller.visibility, type: params.type, allowRedisplay: params.allowRedisplay?.rawValue,
-            now: Clock.now
+            now: caller.now
         )
         if caller.isClient {
             // What a client lists is filtered by the sheet settings in force; the secret key sees all.
@@ -82,7 +82,7 @@ public struct PaymentMethodService: Sendable {
     ) async throws -> (methods: [PaymentMethod], defaultMethod: String?) {
         let query = SheetMethodsQuery(
             customer: customer, account: caller.accountID, allowRedisplay: allowRedisplay, alsoShowing: clientDefault,
-            filter: settings.savedPaymentMethodFilter, now: Clock.now
+            filter: settings.savedPaymentMethodFilter, now: caller.now
         )
         let sheet = try await database.autocommit { try await $0.paymentMethods.sheet(query) }
         guard let sheet else { throw PurseError.noSuch("customer", customer, param: "customer") }

@@ -106,9 +106,12 @@ public struct TestClockService: Sendable {
         }
     }
 
-    /// Finishes the advances that have started, in every account; returns how many.
+    /// Finishes the advances that have started, in every account; returns how many. Credentials
+    /// held in memory are forgotten (here, and through NOTIFY in every server): their customers'
+    /// time has moved.
     public func finishAdvances() async throws -> Int {
-        try await database.transaction { repositories in
+        defer { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
+        return try await database.transaction { repositories in
             let finished = try await repositories.testClocks.finishAdvances(limit: 100)
             let encoder = JSONValueEncoder()
             for (clock, account) in finished {

@@ -8,23 +8,27 @@ struct PostgresCustomerCredentialRepository: CustomerCredentialRepository {
 
     private static let sessionColumns =
         "id, account_id, customer_id, components, created, expires_at, revoked_at IS NOT NULL AS revoked, sheet_settings_id"
+    /// The same, of `customer_sessions s` in a join.
+    private static let joinedSessionColumns = sessionColumns.split(separator: ", ").map { "s." + $0 }.joined(separator: ", ")
 
     // MARK: - Ephemeral keys
 
     func insertEphemeralKey(
         _ key: EphemeralKey, customer: String, account: String, secretHash: [UInt8], sheetSettings: String?
-    ) async throws -> Bool {
+    ) async throws -> Int? {
         // FOR SHARE makes a delete of the customer that commits first visible here, and one that
         // comes later wait for this transaction.
-        !(try await connection.query(
+        try await connection.query(
             """
             INSERT INTO ephemeral_keys (id, account_id, customer_id, secret_hash, created, expires, sheet_settings_id)
-            SELECT \(key.id), \(account), c.id, \(secretHash), \(key.created), \(key.expires), \(sheetSettings)
-            FROM customers c WHERE c.id = \(customer) AND c.account_id = \(account) AND NOT c.deleted
+            SELECT \(key.id), \(account), c.id, \(secretHash), coalesce(t.frozen_time, \(key.created)),
+                   coalesce(t.frozen_time, \(key.created)) + \(key.expires - key.created), \(sheetSettings)
+            FROM customers c LEFT JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id
+            WHERE c.id = \(customer) AND c.account_id = \(account) AND NOT c.deleted
             FOR SHARE OF c
-            RETURNING id
+            RETURNING created
             """
-        ).isEmpty)
+        ).first.map { try $0["created"] }
     }
 
     func revokeEphemeralKey(_ id: String, account: String) async throws -> EphemeralKey? {
@@ -57,19 +61,21 @@ struct PostgresCustomerCredentialRepository: CustomerCredentialRepository {
 
     // MARK: - Customer sessions
 
-    func insertSession(_ session: CustomerSession, account: String, clientSecretHash: [UInt8], apiKeyHash: [UInt8]) async throws -> Bool {
-        // Locked as for ephemeral keys.
-        !(try await connection.query(
+    func insertSession(_ session: CustomerSession, account: String, clientSecretHash: [UInt8], apiKeyHash: [UInt8]) async throws -> Int? {
+        // Locked, and timed by the customer's test clock, as ephemeral keys are.
+        try await connection.query(
             """
             INSERT INTO customer_sessions (id, account_id, customer_id, client_secret_hash, api_key_hash, components, created,
                                            expires_at, sheet_settings_id)
             SELECT \(session.id), \(account), c.id, \(clientSecretHash), \(apiKeyHash),
-                   \(StoredJSON.encode(session.components)), \(session.created), \(session.expiresAt), \(session.customerSheetSettings)
-            FROM customers c WHERE c.id = \(session.customer) AND c.account_id = \(account) AND NOT c.deleted
+                   \(StoredJSON.encode(session.components)), coalesce(t.frozen_time, \(session.created)),
+                   coalesce(t.frozen_time, \(session.created)) + \(session.expiresAt - session.created), \(session.customerSheetSettings)
+            FROM customers c LEFT JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id
+            WHERE c.id = \(session.customer) AND c.account_id = \(account) AND NOT c.deleted
             FOR SHARE OF c
-            RETURNING id
+            RETURNING created
             """
-        ).isEmpty)
+        ).first.map { try $0["created"] }
     }
 
     func revokeSession(_ id: String, account: String) async throws -> CustomerSession? {
@@ -85,14 +91,17 @@ struct PostgresCustomerCredentialRepository: CustomerCredentialRepository {
     func session(clientSecretHash: [UInt8], account: String) async throws -> StoredCustomerSession? {
         let rows = try await connection.query(
             """
-            SELECT \(unsafeSQL: Self.sessionColumns), client_secret_hash FROM customer_sessions s
+            SELECT \(unsafeSQL: Self.joinedSessionColumns), s.client_secret_hash, t.frozen_time AS clock_time
+            FROM customer_sessions s
+            JOIN customers c ON c.id = s.customer_id AND c.account_id = s.account_id AND NOT c.deleted
+            LEFT JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id
             WHERE s.client_secret_hash = \(clientSecretHash) AND s.account_id = \(account)
-              AND EXISTS (SELECT 1 FROM customers c WHERE c.id = s.customer_id AND c.account_id = s.account_id AND NOT c.deleted)
             """
         )
         guard let row = rows.first else { return nil }
         return StoredCustomerSession(
-            session: try Self.session(row), clientSecretHash: try row["client_secret_hash"], isRevoked: try row["revoked"]
+            session: try Self.session(row), clientSecretHash: try row["client_secret_hash"], isRevoked: try row["revoked"],
+            clockTime: try row["clock_time"]
         )
     }
 
@@ -120,13 +129,15 @@ struct PostgresCustomerCredentialRepository: CustomerCredentialRepository {
         let rows = try await connection.query(
             """
             SELECT 'ephemeral_key' AS source, k.id, k.account_id, k.customer_id, k.secret_hash AS hash, k.expires AS expires,
-                   NULL::jsonb AS components, k.sheet_settings_id
+                   NULL::jsonb AS components, k.sheet_settings_id, t.frozen_time AS clock_time
             FROM ephemeral_keys k JOIN customers c ON c.id = k.customer_id AND c.account_id = k.account_id
+            LEFT JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id
             WHERE k.secret_hash = \(hash) AND k.revoked_at IS NULL AND NOT c.deleted
             UNION ALL
             SELECT 'customer_session', s.id, s.account_id, s.customer_id, s.api_key_hash, s.expires_at, s.components,
-                   s.sheet_settings_id
+                   s.sheet_settings_id, t.frozen_time
             FROM customer_sessions s JOIN customers c ON c.id = s.customer_id AND c.account_id = s.account_id
+            LEFT JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id
             WHERE s.api_key_hash = \(hash) AND s.revoked_at IS NULL AND NOT c.deleted
             """
         )
@@ -135,7 +146,7 @@ struct PostgresCustomerCredentialRepository: CustomerCredentialRepository {
             id: try row["id"], accountID: try row["account_id"], customerID: try row["customer_id"], hash: try row["hash"],
             expires: try row["expires"],
             components: try StoredJSON.decodeIfPresent(CustomerSessionComponents.self, from: try row["components"]),
-            sheetSettingsID: try row["sheet_settings_id"]
+            sheetSettingsID: try row["sheet_settings_id"], clockTime: try row["clock_time"]
         )
     }
 

@@ -37,17 +37,18 @@ struct InMemoryCustomerCredentialRepository: CustomerCredentialRepository {
 
     func insertEphemeralKey(
         _ key: EphemeralKey, customer: String, account: String, secretHash: [UInt8], sheetSettings: String?
-    ) async throws -> Bool {
+    ) async throws -> Int? {
         try await database.write { state in
             // INSERT ... SELECT FROM customers WHERE live in `account`: no row, no key.
-            guard state.isLiveCustomer(customer, account: account) else { return false }
+            guard state.isLiveCustomer(customer, account: account) else { return nil }
+            let created = state.clockTime(ofCustomer: customer) ?? key.created
             guard state.ephemeralKeys[key.id] == nil else { throw InMemoryDatabaseError.constraint("ephemeral_keys_pkey") }
             try state.checkSheetSettingsExist(sheetSettings, constraint: "ephemeral_keys_sheet_settings_id_fkey")
             state.ephemeralKeys[key.id] = EphemeralKeyRow(
-                id: key.id, account: account, customer: customer, hash: secretHash, created: key.created, expires: key.expires,
-                sheetSettings: sheetSettings, revokedAt: nil
+                id: key.id, account: account, customer: customer, hash: secretHash, created: created,
+                expires: created + key.expires - key.created, sheetSettings: sheetSettings, revokedAt: nil
             )
-            return true
+            return created
         }
     }
 
@@ -81,20 +82,21 @@ struct InMemoryCustomerCredentialRepository: CustomerCredentialRepository {
 
     // MARK: - Customer sessions
 
-    func insertSession(_ session: CustomerSession, account: String, clientSecretHash: [UInt8], apiKeyHash: [UInt8]) async throws -> Bool {
+    func insertSession(_ session: CustomerSession, account: String, clientSecretHash: [UInt8], apiKeyHash: [UInt8]) async throws -> Int? {
         try await database.write { state in
-            guard state.isLiveCustomer(session.customer, account: account) else { return false }
+            guard state.isLiveCustomer(session.customer, account: account) else { return nil }
+            let created = state.clockTime(ofCustomer: session.customer) ?? session.created
             guard state.customerSessions[session.id] == nil else { throw InMemoryDatabaseError.constraint("customer_sessions_pkey") }
             try state.checkSheetSettingsExist(session.customerSheetSettings, constraint: "customer_sessions_sheet_settings_id_fkey")
             var stored = CustomerSession(
-                id: session.id, clientSecret: nil, components: session.components, created: session.created, customer: session.customer,
-                expiresAt: session.expiresAt
+                id: session.id, clientSecret: nil, components: session.components, created: created, customer: session.customer,
+                expiresAt: created + session.expiresAt - session.created
             )
             stored.customerSheetSettings = session.customerSheetSettings
             state.customerSessions[session.id] = CustomerSessionRow(
                 session: stored, account: account, clientSecretHash: clientSecretHash, apiKeyHash: apiKeyHash, revokedAt: nil
             )
-            return true
+            return created
         }
     }
 
@@ -116,7 +118,10 @@ struct InMemoryCustomerCredentialRepository: CustomerCredentialRepository {
                         && state.customers[$0.session.customer].map { !$0.deleted } == true
                 })
             else { return nil }
-            return StoredCustomerSession(session: row.session, clientSecretHash: row.clientSecretHash, isRevoked: row.revokedAt != nil)
+            return StoredCustomerSession(
+                session: row.session, clientSecretHash: row.clientSecretHash, isRevoked: row.revokedAt != nil,
+                clockTime: state.clockTime(ofCustomer: row.session.customer)
+            )
         }
     }
 
@@ -151,7 +156,7 @@ struct InMemoryCustomerCredentialRepository: CustomerCredentialRepository {
             if let key = state.ephemeralKeys.values.first(where: { $0.hash == hash && $0.revokedAt == nil && live($0.customer) }) {
                 return StoredCustomerCredential(
                     id: key.id, accountID: key.account, customerID: key.customer, hash: key.hash, expires: key.expires, components: nil,
-                    sheetSettingsID: key.sheetSettings
+                    sheetSettingsID: key.sheetSettings, clockTime: state.clockTime(ofCustomer: key.customer)
                 )
             }
             if let row = state.customerSessions.values.first(where: {
@@ -159,7 +164,8 @@ struct InMemoryCustomerCredentialRepository: CustomerCredentialRepository {
             }) {
                 return StoredCustomerCredential(
                     id: row.id, accountID: row.account, customerID: row.session.customer, hash: row.apiKeyHash,
-                    expires: row.session.expiresAt, components: row.session.components, sheetSettingsID: row.session.customerSheetSettings
+                    expires: row.session.expiresAt, components: row.session.components, sheetSettingsID: row.session.customerSheetSettings,
+                    clockTime: state.clockTime(ofCustomer: row.session.customer)
                 )
             }
             return nil

@@ -13,6 +13,13 @@ struct TestClockRow: KeysetRow {
     var created: Int { stored.clock.created }
 }
 
+extension InMemoryState {
+    /// The time of the test clock `customer` is on, if any (the LEFT JOIN on `test_clocks`).
+    func clockTime(ofCustomer customer: String) -> Int? {
+        customers[customer]?.customer.testClock.flatMap { testClocks[$0]?.stored.clock.frozenTime }
+    }
+}
+
 /// ``TestClockRepository`` on ``InMemoryDatabase``.
 struct InMemoryTestClockRepository: TestClockRepository {
     let database: InMemoryDatabase

@@ -20,7 +20,7 @@ struct ExampleBackend {
         let purse = PurseSecretAPI(baseURL: configuration.purseURL, secretKey: configuration.secretKey)
         let router = Router()
         CustomerSheetRoutes(
-            purse: purse, customers: CustomerDirectory(purse: purse), publishableKey: configuration.publishableKey
+            purse: purse, customers: CustomerDirectory(purse: purse, testClock: configuration.testClock), publishableKey: configuration.publishableKey
         ).register(on: router)
         let app = Application(
             router: router,

@@ -68,4 +68,52 @@ struct TerminalSheetTests {
             #expect(try await backend.stop() == 0, "the backend shuts down cleanly on SIGTERM")
         }
     }
+
+    /// A developer watches a card expire: the backend's customers live on a test clock, and once
+    /// the clock passes the card's month the sheet no longer shows it (the settings hide expired
+    /// cards). The sheet's key has run out in clock time by then; PurseClient renews it on the 401.
+    @Test func aCardDisappearsWhenTheTestClockPassesItsExpiry() async throws {
+        try await LiveServer.with { server in
+            let account = try await server.makeAccount()
+            let api = account.secret
+            #expect(try await api.post("/v1/customer_sheet_settings/default", "saved_payment_method_filter[hide_expired]=true").status == 200)
+            // 2030-06-01 00:00 UTC.
+            let clock = try #require(try await api.post("/v1/test_helpers/test_clocks", "frozen_time=1906502400").json["id"]?.stringValue)
+            let backend = try RunningProgram(
+                "purse-example-backend", arguments: ["--port", "0"],
+                environment: [
+                    "PURSE_SECRET_KEY": account.secretKey, "PURSE_PUBLISHABLE_KEY": account.publishableKey,
+                    "PURSE_URL": server.baseURL.absoluteString, "EXAMPLE_TEST_CLOCK": clock,
+                ]
+            )
+            try await backend.waitFor("listening on port ")
+            let port = try #require(backend.output.split(separator: "listening on port ").last?.prefix { $0.isNumber })
+            let sheet = try RunningProgram("purse-sheet", arguments: ["--backend", "http://127.0.0.1:\(port)", "--token", "demo-token-alice"])
+            var mark = try await sheet.waitFor("(ephemeral-key mode)")
+            sheet.type("add", "4242424242424242", "06/30", "123")
+            mark = try await sheet.waitFor("Saved Visa •••• 4242 (pm_", after: mark)
+            sheet.type("list")
+            mark = try await sheet.waitFor("1. Visa •••• 4242", after: mark)
+
+            // 2030-07-15: the card's month is over.
+            #expect(try await api.post("/v1/test_helpers/test_clocks/\(clock)/advance", "frozen_time=1910304000").status == 200)
+            for _ in 0..<300 where try await api.get("/v1/test_helpers/test_clocks/\(clock)").json["status"] != "ready" {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(try await api.get("/v1/test_helpers/test_clocks/\(clock)").json["frozen_time"] == 1_910_304_000)
+            sheet.type("list")
+            mark = try await sheet.waitFor("No saved payment methods.", after: mark)
+            sheet.type("quit")
+            try await sheet.waitFor("Bye.", after: mark)
+            #expect(try await sheet.exitStatus() == 0)
+
+            // The customer the backend made is on the clock, and still has the card.
+            let customers = try await api.get("/v1/customers", query: "test_clock=\(clock)")
+            let customer = try #require(customers.json["data"]?.arrayValue?.first)
+            #expect(customer["email"] == "alice@example.com" && customer["created"] == 1_906_502_400)
+            let id = try #require(customer["id"]?.stringValue)
+            #expect(try await api.get("/v1/customers/\(id)/payment_methods").json["data"]?.arrayValue?.count == 1)
+            #expect(try await backend.stop() == 0)
+        }
+    }
 }

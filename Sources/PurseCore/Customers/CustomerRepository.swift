@@ -68,6 +68,10 @@ public protocol CustomerRepository: Sendable {
     /// Whether a live customer is in view.
     func isLive(_ id: String, visibleTo visibility: Visibility) async throws -> Bool
 
+    /// "Now" for a live customer in view: its test clock's time, or `wallClock`; nil when no
+    /// such customer is in view.
+    func now(of id: String, visibleTo visibility: Visibility, wallClock: Int) async throws -> Int?
+
     /// What a live customer in view selected; nil when there is no such customer.
     func selection(of id: String, visibleTo visibility: Visibility) async throws -> CustomerSelection?
 

@@ -50,8 +50,12 @@ public struct SetupIntentService: Sendable {
         let customer = params.customer
         let (secrets, publicURL) = (self.secrets, self.publicURL)
         let created = try await database.transaction { repositories -> SetupIntent in
-            if let customer, !(try await repositories.customers.isLive(customer, visibleTo: caller.visibility)) {
-                throw PurseError.noSuch("customer", customer, param: "customer")
+            // An intent for a customer on a test clock is created at the clock's time.
+            var now = Clock.now
+            if let customer {
+                guard let customerNow = try await repositories.customers.now(of: customer, visibleTo: caller.visibility, wallClock: now)
+                else { throw PurseError.noSuch("customer", customer, param: "customer") }
+                now = customerNow
             }
             let settings = try await SheetSettingsService.bindable(
                 params.customerSheetSettings, account: caller.accountID, in: repositories
@@ -64,7 +68,7 @@ public struct SetupIntentService: Sendable {
                 ).model.id
             }
             var intent = SetupIntent(
-                id: id, created: Clock.now, customer: customer, description: description, metadata: metadata, paymentMethod: methodID,
+                id: id, created: now, customer: customer, description: description, metadata: metadata, paymentMethod: methodID,
                 paymentMethodTypes: types.map(\.rawValue),
                 status: methodID == nil ? .requiresPaymentMethod : .requiresConfirmation, usage: (params.usage ?? .offSession).rawValue
             )

@@ -110,8 +110,7 @@ public struct TestClockService: Sendable {
     /// held in memory are forgotten (here, and through NOTIFY in every server): their customers'
     /// time has moved.
     public func finishAdvances() async throws -> Int {
-        defer { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
-        return try await database.transaction { repositories in
+        let finished = try await database.transaction { repositories in
             let finished = try await repositories.testClocks.finishAdvances(limit: 100)
             let encoder = JSONValueEncoder()
             for (clock, account) in finished {
@@ -121,11 +120,12 @@ public struct TestClockService: Sendable {
             }
             return finished.count
         }
+        if finished > 0 { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
+        return finished
     }
 
     /// Deletes the clocks past their `deletes_after`, with their customers; returns how many.
     public func sweepExpired() async throws -> Int {
-        defer { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
         let expired = try await database.autocommit { try await $0.testClocks.expired(now: Clock.now, limit: 100) }
         var deleted = 0
         for (id, account) in expired {
@@ -136,6 +136,7 @@ public struct TestClockService: Sendable {
                 return 1
             }
         }
+        if deleted > 0 { caches.invalidate(topic: ChangeCaches.credentialsTopic) }
         return deleted
     }
 

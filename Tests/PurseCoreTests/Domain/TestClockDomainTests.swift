@@ -116,4 +116,22 @@ struct TestClockDomainTests {
         await #expect(throws: PurseError.self) { try await purse.testClocks.retrieve(made.id, by: purse.secret) }
         await #expect(throws: PurseError.self) { try await purse.testClocks.delete(made.id, by: purse.secret, request: purse.request) }
     }
+
+    @Test func keysAndIntentsOfAClockedCustomerAreTimedByItsClock() async throws {
+        let purse = try await DomainHarness.make()
+        let made = try await clock(purse)
+        let customer = try await purse.customer(testClock: made.id)
+        let key = try await purse.ephemeralKeys.create(.init(customer: customer), by: purse.secret)
+        #expect((key.created, key.expires) == (Self.start, Self.start + 3600))
+        var params = SetupIntentCreateParameters()
+        params.customer = customer
+        #expect(try await purse.setupIntents.create(params, by: purse.secret, request: purse.request).created == Self.start)
+
+        _ = try await advance(purse, made.id, to: Self.start + 86_400)
+        _ = try await purse.testClocks.finishAdvances()
+        #expect(try await purse.ephemeralKeys.create(.init(customer: customer), by: purse.secret).created == Self.start + 86_400)
+        // A customer on no clock is timed by the wall clock.
+        let plain = try await purse.customer()
+        #expect(try await purse.ephemeralKeys.create(.init(customer: plain), by: purse.secret).created > Self.start + 365 * 86_400)
+    }
 }

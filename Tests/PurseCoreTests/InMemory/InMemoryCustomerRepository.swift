@@ -62,6 +62,13 @@ struct InMemoryCustomerRepository: CustomerRepository {
         }
     }
 
+    func now(of id: String, visibleTo visibility: Visibility, wallClock: Int) async throws -> Int? {
+        await database.read { state in
+            guard let row = state.customers[id], row.isVisible(to: visibility), !row.deleted else { return nil }
+            return state.clockTime(ofCustomer: id) ?? wallClock
+        }
+    }
+
     func isLive(_ id: String, visibleTo visibility: Visibility) async throws -> Bool {
         await database.read { state in
             guard let row = state.customers[id] else { return false }

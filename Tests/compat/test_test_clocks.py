@@ -13,7 +13,7 @@ Read in stripe-python 16.1.0:
 Beyond Stripe (Purse's choice, docs/api.md): a customer on a clock lives by its time. Its
 ephemeral keys and customer sessions are created at the clock's time and expire by it (`expires`,
 `expires_at`, the elements session's `api_key_expiry`), and the sheet settings' `hide_expired`
-filter reads the clock's month. Ephemeral keys are asked for with the Stripe-Version stripe-ios
+filter and the selected option's `unavailable_reason: expired` read the clock's month. Ephemeral keys are asked for with the Stripe-Version stripe-ios
 sends (2020-08-27); the elements session is fetched as CustomerSheet fetches it (a GET with the
 publishable key and `customer_session_client_secret`, through `raw_request`).
 
@@ -202,7 +202,15 @@ def test_the_expired_card_filter_reads_the_clocks_month(purse, client):
         return [m.id for m in device.v1.payment_methods.list(params={"customer": customer, "type": "card"}).data]
 
     assert shown() == [card.id]
+
+    def selected():
+        response = client.raw_request("get", f"/v1/customers/{customer}/selected_payment_option")
+        return client.deserialize(response, api_mode="V1")
+
+    client.raw_request("post", f"/v1/customers/{customer}/selected_payment_option", option=card.id)
+    assert selected().unavailable_reason is None
     advance(client, clock.id, MID_JULY_2030)
+    assert selected().unavailable_reason == "expired"
     # The key is an hour old in clock time by now: a new one, as the app would ask for.
     key = client.v1.ephemeral_keys.create(params={"customer": customer}, options={"stripe_version": MOBILE_SDK_VERSION})
     device = purse.client(key.secret, max_network_retries=0)

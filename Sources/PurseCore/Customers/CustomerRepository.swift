@@ -28,10 +28,13 @@ public enum CustomerLookup: Sendable, Equatable {
 public struct CustomerSelection: Sendable, Equatable {
     public var option: SelectedOption?
     public var paymentMethod: PaymentMethod?
+    /// The time of the customer's test clock, when it is on one.
+    public var clockTime: Int?
 
-    public init(option: SelectedOption?, paymentMethod: PaymentMethod?) {
+    public init(option: SelectedOption?, paymentMethod: PaymentMethod?, clockTime: Int? = nil) {
         self.option = option
         self.paymentMethod = paymentMethod
+        self.clockTime = clockTime
     }
 }
 

@@ -41,14 +41,16 @@ public struct SelectedOptionService: Sendable {
         }
         return SelectedPaymentOption(
             customer: customer, option: method.id, paymentMethod: method,
-            unavailableReason: try await unavailableReason(method, for: caller, in: repositories)
+            unavailableReason: try await unavailableReason(method, for: caller, now: selection.clockTime ?? Clock.now, in: repositories)
         )
     }
 
     /// Why the sheet could not show the selected method under the settings in force: `expired`,
-    /// or `filtered` when the saved-method filter hides it (spec §4).
-    static func unavailableReason(_ method: PaymentMethod, for caller: Credential, in repositories: Repositories) async throws -> String? {
-        let now = Clock.now
+    /// or `filtered` when the saved-method filter hides it (spec §4). `now` is the customer's:
+    /// its test clock's time when it is on one.
+    static func unavailableReason(
+        _ method: PaymentMethod, for caller: Credential, now: Int, in repositories: Repositories
+    ) async throws -> String? {
         if let card = method.card, (card.expYear, card.expMonth) < (Calendar.year(of: now), Calendar.month(of: now)) {
             return "expired"
         }

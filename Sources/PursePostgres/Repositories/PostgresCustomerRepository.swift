@@ -68,17 +68,18 @@ struct PostgresCustomerRepository: CustomerRepository {
             .map { "pm." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
         let rows = try await connection.query(
             """
-            SELECT c.selected_option, \(unsafeSQL: methodColumns)
+            SELECT c.selected_option, t.frozen_time AS clock_time, \(unsafeSQL: methodColumns)
             FROM customers c
             LEFT JOIN payment_methods pm
                 ON pm.id = c.default_payment_method AND pm.account_id = c.account_id AND c.selected_option = 'payment_method'
+            LEFT JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id
             WHERE c.id = \(id) AND c.account_id = \(visibility.account) AND NOT c.deleted
             """
         )
         guard let row = rows.first else { return nil }
         let option = try Self.selectedOption(row)
         let method = option == .paymentMethod ? try PostgresPaymentMethodRepository.paymentMethod(row) : nil
-        return CustomerSelection(option: option, paymentMethod: method)
+        return CustomerSelection(option: option, paymentMethod: method, clockTime: try row["clock_time"])
     }
 
     func update(_ stored: StoredCustomer, account: String) async throws {

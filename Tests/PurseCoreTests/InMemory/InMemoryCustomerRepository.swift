@@ -85,7 +85,7 @@ struct InMemoryCustomerRepository: CustomerRepository {
             if row.selectedOption == .paymentMethod, let id = row.customer.invoiceSettings.defaultPaymentMethod {
                 method = state.paymentMethods[id]?.stored.model
             }
-            return CustomerSelection(option: row.selectedOption, paymentMethod: method)
+            return CustomerSelection(option: row.selectedOption, paymentMethod: method, clockTime: state.clockTime(ofCustomer: id))
         }
     }
 

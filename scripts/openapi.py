@@ -48,8 +48,6 @@ customer_props = {
     "invoice_settings": {"type": "object", "properties": {"default_payment_method": S}, "additionalProperties": False},
     "expand": {"type": "array", "items": S},
 }
-# Only at creation: a customer stays on its test clock for good.
-customer_create_props = dict(customer_props, test_clock={"type": "string", "maxLength": 5000})
 TIMESTAMP = {"type": "integer", "minimum": 0, "maximum": 253402300799}
 billing_param = {"type": "object", "properties": {"address": address_param, "email": email(800), "name": line(256), "phone": line(50)}, "additionalProperties": False}
 pm_create_props = {
@@ -73,6 +71,8 @@ pm_update_props = {
 PM_TYPE = q("type", {"enum": ["card", "us_bank_account", "sepa_debit"]})
 REDISPLAY = q("allow_redisplay", {"enum": ["always", "limited", "unspecified"]})
 customer_props["payment_method"] = S
+# Only at creation: a customer stays on its test clock for good.
+customer_create_props = dict(customer_props, test_clock={"type": "string", "maxLength": 5000})
 PM_TYPES = {"type": "array", "items": {"enum": ["card", "us_bank_account", "sepa_debit"]}}
 mandate_param = {"type": "object", "properties": {"customer_acceptance": {"type": "object", "required": ["type"], "properties": {
     "type": {"enum": ["online", "offline"]}, "accepted_at": {"type": "integer"},

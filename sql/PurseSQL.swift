@@ -29,6 +29,7 @@ public enum PurseSQL {
         ("0024_customer_metadata_search.sql", text(PackageResources._024_customer_metadata_search_sql)),
         ("0025_billing_portal.sql", text(PackageResources._025_billing_portal_sql)),
         ("0026_test_clocks.sql", text(PackageResources._026_test_clocks_sql)),
+        ("0027_test_clock_advances.sql", text(PackageResources._027_test_clock_advances_sql)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

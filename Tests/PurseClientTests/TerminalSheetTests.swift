@@ -77,8 +77,16 @@ struct TerminalSheetTests {
             let account = try await server.makeAccount()
             let api = account.secret
             #expect(try await api.post("/v1/customer_sheet_settings/default", "saved_payment_method_filter[hide_expired]=true").status == 200)
-            // 2030-06-01 00:00 UTC.
-            let clock = try #require(try await api.post("/v1/test_helpers/test_clocks", "frozen_time=1906502400").json["id"]?.stringValue)
+            // A card must be unexpired by the wall clock to be saved: one expiring in June four
+            // years on, and a clock from the first of that June to mid-July.
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = try #require(TimeZone(identifier: "UTC"))
+            let cardYear = calendar.component(.year, from: Date()) + 4
+            func time(month: Int, day: Int) throws -> Int {
+                Int(try #require(calendar.date(from: DateComponents(year: cardYear, month: month, day: day))).timeIntervalSince1970)
+            }
+            let (june1, july15) = (try time(month: 6, day: 1), try time(month: 7, day: 15))
+            let clock = try #require(try await api.post("/v1/test_helpers/test_clocks", "frozen_time=\(june1)").json["id"]?.stringValue)
             let backend = try RunningProgram(
                 "purse-example-backend", arguments: ["--port", "0"],
                 environment: [
@@ -90,17 +98,17 @@ struct TerminalSheetTests {
             let port = try #require(backend.output.split(separator: "listening on port ").last?.prefix { $0.isNumber })
             let sheet = try RunningProgram("purse-sheet", arguments: ["--backend", "http://127.0.0.1:\(port)", "--token", "demo-token-alice"])
             var mark = try await sheet.waitFor("(ephemeral-key mode)")
-            sheet.type("add", "4242424242424242", "06/30", "123")
+            sheet.type("add", "4242424242424242", "06/\(cardYear % 100)", "123")
             mark = try await sheet.waitFor("Saved Visa •••• 4242 (pm_", after: mark)
             sheet.type("list")
             mark = try await sheet.waitFor("1. Visa •••• 4242", after: mark)
 
-            // 2030-07-15: the card's month is over.
-            #expect(try await api.post("/v1/test_helpers/test_clocks/\(clock)/advance", "frozen_time=1910304000").status == 200)
+            // Mid-July: the card's month is over.
+            #expect(try await api.post("/v1/test_helpers/test_clocks/\(clock)/advance", "frozen_time=\(july15)").status == 200)
             for _ in 0..<300 where try await api.get("/v1/test_helpers/test_clocks/\(clock)").json["status"] != "ready" {
                 try await Task.sleep(for: .milliseconds(100))
             }
-            #expect(try await api.get("/v1/test_helpers/test_clocks/\(clock)").json["frozen_time"] == 1_910_304_000)
+            #expect(try await api.get("/v1/test_helpers/test_clocks/\(clock)").json["frozen_time"]?.intValue == july15)
             sheet.type("list")
             mark = try await sheet.waitFor("No saved payment methods.", after: mark)
             sheet.type("quit")
@@ -110,7 +118,7 @@ struct TerminalSheetTests {
             // The customer the backend made is on the clock, and still has the card.
             let customers = try await api.get("/v1/customers", query: "test_clock=\(clock)")
             let customer = try #require(customers.json["data"]?.arrayValue?.first)
-            #expect(customer["email"] == "alice@example.com" && customer["created"] == 1_906_502_400)
+            #expect(customer["email"] == "alice@example.com" && customer["created"]?.intValue == june1)
             let id = try #require(customer["id"]?.stringValue)
             #expect(try await api.get("/v1/customers/\(id)/payment_methods").json["data"]?.arrayValue?.count == 1)
             #expect(try await backend.stop() == 0)

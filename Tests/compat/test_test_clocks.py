@@ -10,18 +10,22 @@ Read in stripe-python 16.1.0:
   class and instance forms.
 - `StripeClient.v1.customers.create / list / retrieve` with `test_clock`, and `expand`.
 
-Beyond Stripe (Purse's choice, docs/api.md): a customer on a clock lives by its time. Its
+Beyond Stripe (Purse's choice, docs/test-clocks.md): a customer on a clock lives by its time. Its
 ephemeral keys and customer sessions are created at the clock's time and expire by it (`expires`,
 `expires_at`, the elements session's `api_key_expiry`), and the sheet settings' `hide_expired`
-filter and the selected option's `unavailable_reason: expired` read the clock's month. Ephemeral keys are asked for with the Stripe-Version stripe-ios
-sends (2020-08-27); the elements session is fetched as CustomerSheet fetches it (a GET with the
-publishable key and `customer_session_client_secret`, through `raw_request`).
+filter and the selected option's `unavailable_reason: expired` read the clock's month (a card
+four years ahead, so the tests keep their meaning whatever the date). Ephemeral keys are asked for
+with the Stripe-Version stripe-ios sends (2020-08-27); the elements session is fetched as
+CustomerSheet fetches it (a GET with the publishable key and `customer_session_client_secret`,
+through `raw_request`).
 
 What the object holds is Stripe's (`stripe/openapi`, `test_helpers.test_clock`): created,
 deletes_after (30 days after creation), frozen_time, livemode, name, status (advancing, ready,
 internal_failure) and status_details ({} when ready, {advancing: {target_frozen_time}} while
 advancing). An advance answers `advancing` and is `ready` moments later, so a test polls, as it
 does against Stripe."""
+import calendar
+import datetime
 import threading
 import time
 
@@ -30,8 +34,11 @@ import stripe
 
 START = 1_700_000_000
 DAY = 86_400
-JUNE_2030 = 1_906_502_400  # 2030-06-01 00:00 UTC
-MID_JULY_2030 = 1_910_304_000  # 2030-07-15 00:00 UTC
+# A card must be unexpired by the wall clock to be saved: one expiring in June four years on,
+# and a clock that starts in that June and is moved to mid-July.
+CARD_YEAR = datetime.date.today().year + 4
+JUNE_1 = calendar.timegm((CARD_YEAR, 6, 1, 0, 0, 0))
+JULY_15 = calendar.timegm((CARD_YEAR, 7, 15, 0, 0, 0))
 MOBILE_SDK_VERSION = "2020-08-27"  # what stripe-ios sends when it asks for an ephemeral key
 KEY_LIFETIME = 3600  # purse serve's defaults
 SESSION_LIFETIME = 1800
@@ -131,15 +138,19 @@ def test_customers_on_a_clock_take_its_time_and_stay_on_it(client):
     assert len(client.v1.customers.list(params={"test_clock": clock.id}).data) == 3
 
 
-def test_deleting_a_clock_deletes_its_customers(client):
+def test_deleting_a_clock_deletes_its_customers(purse, client):
     clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": START})
     customer = client.v1.customers.create(params={"test_clock": clock.id})
     card = client.v1.payment_methods.attach("pm_card_visa", params={"customer": customer.id})
+    key = client.v1.ephemeral_keys.create(params={"customer": customer.id}, options={"stripe_version": MOBILE_SDK_VERSION})
+    device = purse.client(key.secret, max_network_retries=0)
+    assert status_of(lambda: device.v1.customers.retrieve(customer.id)) == (200, None)
     kept = client.v1.customers.create(params={"name": "Kept"})
     deleted = client.v1.test_helpers.test_clocks.delete(clock.id)
     assert deleted.to_dict() == {"id": clock.id, "object": "test_helpers.test_clock", "deleted": True}
     assert client.v1.customers.retrieve(customer.id).deleted is True
     assert client.v1.payment_methods.retrieve(card.id).customer is None
+    assert status_of(lambda: device.v1.customers.retrieve(customer.id))[0] == 401
     assert client.v1.customers.retrieve(kept.id).name == "Kept"
     with pytest.raises(stripe.InvalidRequestError) as gone:
         client.v1.test_helpers.test_clocks.retrieve(clock.id)
@@ -189,10 +200,10 @@ def test_the_expired_card_filter_reads_the_clocks_month(purse, client):
     client.deserialize(client.raw_request(
         "post", "/v1/customer_sheet_settings/default", saved_payment_method_filter={"hide_expired": True},
     ), api_mode="V1")
-    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": JUNE_2030})
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": JUNE_1})
     customer = client.v1.customers.create(params={"test_clock": clock.id}).id
     card = client.v1.payment_methods.create(params={
-        "type": "card", "card": {"number": "4242424242424242", "exp_month": 6, "exp_year": 2030, "cvc": "031"},
+        "type": "card", "card": {"number": "4242424242424242", "exp_month": 6, "exp_year": CARD_YEAR, "cvc": "031"},
     })
     client.v1.payment_methods.attach(card.id, params={"customer": customer})
     key = client.v1.ephemeral_keys.create(params={"customer": customer}, options={"stripe_version": MOBILE_SDK_VERSION})
@@ -209,7 +220,7 @@ def test_the_expired_card_filter_reads_the_clocks_month(purse, client):
 
     client.raw_request("post", f"/v1/customers/{customer}/selected_payment_option", option=card.id)
     assert selected().unavailable_reason is None
-    advance(client, clock.id, MID_JULY_2030)
+    advance(client, clock.id, JULY_15)
     assert selected().unavailable_reason == "expired"
     # The key is an hour old in clock time by now: a new one, as the app would ask for.
     key = client.v1.ephemeral_keys.create(params={"customer": customer}, options={"stripe_version": MOBILE_SDK_VERSION})
@@ -217,6 +228,24 @@ def test_the_expired_card_filter_reads_the_clocks_month(purse, client):
     assert shown() == []
     # The merchant's secret key sees every method, as without settings.
     assert [m.id for m in client.v1.payment_methods.list(params={"customer": customer}).data] == [card.id]
+
+
+def test_customers_racing_for_a_clocks_last_places_get_three(client):
+    """Six creations at once on an empty clock: the clock's lock makes exactly three of them
+    succeed, whatever their order."""
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": START})
+    outcomes = []
+
+    def create():
+        outcomes.append(status_of(lambda: client.v1.customers.create(params={"test_clock": clock.id})))
+
+    threads = [threading.Thread(target=create) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert sorted(outcomes, key=lambda o: o[0]) == [(200, None)] * 3 + [(400, None)] * 3
+    assert len(client.v1.customers.list(params={"test_clock": clock.id}).data) == 3
 
 
 def test_two_clocks_advanced_at_once_stay_apart(client):

@@ -5,7 +5,8 @@ import PurseModels
 ///
 /// Keys found are kept in memory by the SHA-256 of the key (``ChangeCaches/credentials``), so a
 /// client presenting the same key again costs no database round trip; a revocation, a deleted
-/// customer or a changed session empties the cache on every server as it commits. A key found
+/// customer, a changed session or a test clock that moved (the key of a customer on it holds the
+/// clock's time) empties the cache on every server as it commits. A key found
 /// unknown is remembered as such for ``unknownKeyMemory`` (``ChangeCaches/unknownKeys``), so
 /// repeating it costs nothing either. An expiry is checked at every use.
 public struct Authenticator: Sendable {

@@ -68,8 +68,9 @@ public protocol CustomerCredentialRepository: Sendable {
     /// Revokes every key of a customer not yet revoked and still unexpired at `now`; returns how many.
     func revokeEphemeralKeys(customer: String, account: String, now: Int) async throws -> Int
 
-    /// Deletes keys that expired before `time`; returns how many.
-    func deleteEphemeralKeys(expiredBefore time: Int) async throws -> Int
+    /// Deletes keys that expired more than `grace` seconds ago by their customer's time: its test
+    /// clock's while the clock exists, else `now`. Returns how many.
+    func deleteEphemeralKeys(expiredFor grace: Int, now: Int) async throws -> Int
 
     /// Stores a session (with its ``CustomerSession/customerSheetSettings``) as
     /// ``insertEphemeralKey(_:customer:account:secretHash:sheetSettings:)`` stores a key.
@@ -88,8 +89,8 @@ public protocol CustomerCredentialRepository: Sendable {
     /// Revokes every session of a customer not yet revoked and still unexpired at `now`; returns how many.
     func revokeSessions(customer: String, account: String, now: Int) async throws -> Int
 
-    /// Deletes sessions that expired before `time`; returns how many.
-    func deleteSessions(expiredBefore time: Int) async throws -> Int
+    /// Deletes sessions as ``deleteEphemeralKeys(expiredFor:now:)`` deletes keys.
+    func deleteSessions(expiredFor grace: Int, now: Int) async throws -> Int
 
     /// The unrevoked ephemeral key, or session's key, with this hash, of a live customer; in one
     /// statement, since authentication asks it with a key of either kind.

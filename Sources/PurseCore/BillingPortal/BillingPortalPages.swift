@@ -96,7 +96,8 @@ public struct BillingPortalPages: Sendable {
             session: SessionPermissions(
                 canRemove: configuration.features.paymentMethodUpdate.enabled, canRemoveLast: true,
                 allowRedisplayFilters: Self.shownRedisplay
-            )
+            ),
+            clockTime: stored.customerClockTime
         )
         let settings = try await sheetSettings.inForce(for: caller)
         let shown = try await paymentMethods.sheetMethods(

@@ -1,7 +1,8 @@
 public import PurseModels
 
 /// The server's in-memory caches of rows PostgreSQL announces changes to, by topic (the payload
-/// of `NOTIFY purse_changes`, migrations 0012 and 0014).
+/// of `NOTIFY purse_changes`, migrations 0012, 0014 and 0027), and the signals of changes it acts
+/// on.
 public final class ChangeCaches: Sendable {
     /// The NOTIFY channel.
     public static let channel = "purse_changes"
@@ -26,12 +27,20 @@ public final class ChangeCaches: Sendable {
     /// Sheet settings by ``SheetSettingsService/cacheKey(account:id:)`` (the id, or `default`).
     public let sheetSettings = ChangeCache<String, CustomerSheetSettings>(topic: sheetSettingsTopic)
 
+    public static let testClockAdvancesTopic = "test_clock_advances"
+
+    /// Raised when a test clock starts advancing, once that transaction commits: the advancer
+    /// finishes it.
+    public let testClockAdvances = ChangeSignal(topic: testClockAdvancesTopic)
+
     public init() {}
 
-    /// Empties the caches `topic` names; an unknown topic empties all (a newer server's topic).
+    /// Empties the caches `topic` names, or raises its signal; an unknown topic empties every
+    /// cache (a newer server's topic).
     public func invalidate(topic: String) {
         let named = all.filter { $0.topic == topic }
-        for cache in named.isEmpty ? all : named { cache.invalidate() }
+        let caches = all.filter { !($0 is ChangeSignal) }
+        for subscriber in named.isEmpty ? caches : named { subscriber.changed() }
     }
 
     /// Whether the caches serve from memory: the change feed is listening. They start and stop
@@ -43,14 +52,17 @@ public final class ChangeCaches: Sendable {
         for cache in all { cache.setServing(serving) }
     }
 
-    private var all: [any InvalidatableCache] { [credentials, unknownKeys, customerSessions, sheetSettings] }
+    private var all: [any ChangeSubscriber] { [credentials, unknownKeys, customerSessions, sheetSettings, testClockAdvances] }
 }
 
-/// What ``ChangeCaches`` needs of each cache, whatever it holds.
-protocol InvalidatableCache: Sendable {
+/// What ``ChangeCaches`` needs of each cache or signal, whatever it holds.
+protocol ChangeSubscriber: Sendable {
     var topic: String { get }
-    func invalidate()
+    /// A change of its topic was announced: a cache empties, a signal is raised.
+    func changed()
     func setServing(_ serving: Bool)
 }
 
-extension ChangeCache: InvalidatableCache {}
+extension ChangeCache: ChangeSubscriber {
+    func changed() { invalidate() }
+}

@@ -115,9 +115,10 @@ public struct CustomerSessionService: Sendable {
         return SecretHash.constantTimeEquals(hash, SecretHash.sha256(clientSecret))
     }
 
-    /// Deletes sessions that expired more than a day ago; returns how many.
+    /// Deletes sessions that expired more than a day ago (by their test clock, for a customer on
+    /// one); returns how many.
     public func sweepExpired() async throws -> Int {
-        try await database.autocommit { try await $0.customerCredentials.deleteSessions(expiredBefore: Clock.now - 86_400) }
+        try await database.autocommit { try await $0.customerCredentials.deleteSessions(expiredFor: 86_400, now: Clock.now) }
     }
 
     /// Revokes every session of a customer (in the caller's transaction).

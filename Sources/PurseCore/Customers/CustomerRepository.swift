@@ -38,6 +38,16 @@ public struct CustomerSelection: Sendable, Equatable {
     }
 }
 
+/// A live customer's test clock, as far as time goes.
+public struct CustomerClock: Sendable, Equatable {
+    /// The clock's time; nil for a customer on no clock, which lives by the wall clock.
+    public var time: Int?
+
+    public init(time: Int?) {
+        self.time = time
+    }
+}
+
 /// Which customers `GET /v1/customers` lists.
 public struct CustomerQuery: Sendable {
     public var account: String
@@ -71,9 +81,8 @@ public protocol CustomerRepository: Sendable {
     /// Whether a live customer is in view.
     func isLive(_ id: String, visibleTo visibility: Visibility) async throws -> Bool
 
-    /// "Now" for a live customer in view: its test clock's time, or `wallClock`; nil when no
-    /// such customer is in view.
-    func now(of id: String, visibleTo visibility: Visibility, wallClock: Int) async throws -> Int?
+    /// The test clock of a live customer in view; nil when no such customer is in view.
+    func clock(ofLive id: String, visibleTo visibility: Visibility) async throws -> CustomerClock?
 
     /// What a live customer in view selected; nil when there is no such customer.
     func selection(of id: String, visibleTo visibility: Visibility) async throws -> CustomerSelection?

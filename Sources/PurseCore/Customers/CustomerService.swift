@@ -51,21 +51,21 @@ public struct CustomerService: Sendable {
             guard requested == params.paymentMethod, let attachment else { throw Self.notAttached(requested) }
             customer.invoiceSettings.defaultPaymentMethod = attachment.id
         }
-        let (finished, preparedAttachment) = (customer, attachment)
+        let (prepared, preparedAttachment) = (customer, attachment)
         guard attachment != nil || params.testClock != nil else {
             // The common case in one round trip: the customer and its event, queued together.
-            let created = try Self.rendered(finished)
+            let created = try Self.rendered(prepared)
             try await database.autocommit { repositories in
-                try await repositories.customers.insert(finished, account: caller.accountID)
+                try await repositories.customers.insert(prepared, account: caller.accountID)
                 try await repositories.events.record(NewEvent("customer.created", rendered: created, account: caller.accountID, request: request))
             }
             return created
         }
         return try await database.transaction(retryingConflicts: 2) { repositories in
-            var customer = finished
+            var customer = prepared
             if let clockID = params.testClock {
                 // A customer on a test clock is created at the clock's time, as Stripe's are.
-                let clock = try await TestClockService.clockForNewCustomer(clockID, account: caller.accountID, in: repositories)
+                let clock = try await TestClockRules.clockForNewCustomer(clockID, account: caller.accountID, in: repositories)
                 customer.created = clock.frozenTime
                 customer.testClock = clock.id
             }

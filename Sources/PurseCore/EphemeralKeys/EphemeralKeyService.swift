@@ -56,9 +56,10 @@ public struct EphemeralKeyService: Sendable {
         return key
     }
 
-    /// Deletes keys that expired more than a day ago; returns how many.
+    /// Deletes keys that expired more than a day ago (by their test clock, for a customer on
+    /// one); returns how many.
     public func sweepExpired() async throws -> Int {
-        try await database.autocommit { try await $0.customerCredentials.deleteEphemeralKeys(expiredBefore: Clock.now - 86_400) }
+        try await database.autocommit { try await $0.customerCredentials.deleteEphemeralKeys(expiredFor: 86_400, now: Clock.now) }
     }
 
     /// Revokes every key of a customer (in the caller's transaction): sign out everywhere.

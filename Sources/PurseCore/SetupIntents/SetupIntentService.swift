@@ -53,9 +53,10 @@ public struct SetupIntentService: Sendable {
             // An intent for a customer on a test clock is created at the clock's time.
             var now = Clock.now
             if let customer {
-                guard let customerNow = try await repositories.customers.now(of: customer, visibleTo: caller.visibility, wallClock: now)
-                else { throw PurseError.noSuch("customer", customer, param: "customer") }
-                now = customerNow
+                guard let clock = try await repositories.customers.clock(ofLive: customer, visibleTo: caller.visibility) else {
+                    throw PurseError.noSuch("customer", customer, param: "customer")
+                }
+                now = clock.time ?? now
             }
             let settings = try await SheetSettingsService.bindable(
                 params.customerSheetSettings, account: caller.accountID, in: repositories

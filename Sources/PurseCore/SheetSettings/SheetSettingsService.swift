@@ -11,18 +11,6 @@ public struct SheetSettingsService: Sendable {
         self.caches = caches
     }
 
-    public struct ListParameters: Decodable, Sendable, PaginatedParameters {
-        public var limit: Int?
-        public var startingAfter: String?
-        public var endingBefore: String?
-
-        enum CodingKeys: String, CodingKey {
-            case limit
-            case startingAfter = "starting_after"
-            case endingBefore = "ending_before"
-        }
-    }
-
     public func create(_ params: SheetSettingsParameters, by caller: Credential) async throws -> CustomerSheetSettings {
         let settings = try params.applied(to: .initial(id: ObjectID.make(.sheetSettings), name: nil, isDefault: false, created: Clock.now))
         try await database.autocommit { try await $0.sheetSettings.insert(settings, account: caller.accountID) }
@@ -64,7 +52,7 @@ public struct SheetSettingsService: Sendable {
         }
     }
 
-    public func list(_ params: ListParameters, by caller: Credential) async throws -> Page<CustomerSheetSettings> {
+    public func list(_ params: PageParameters, by caller: Credential) async throws -> Page<CustomerSheetSettings> {
         let pagination = try params.pagination()
         return try await database.autocommit { try await $0.sheetSettings.list(account: caller.accountID, pagination: pagination) }
     }

@@ -17,16 +17,3 @@ public struct TestClockAdvanceParameters: Decodable, Sendable {
         case frozenTime = "frozen_time"
     }
 }
-
-/// `GET /v1/test_helpers/test_clocks`.
-public struct TestClockListParameters: Decodable, Sendable, PaginatedParameters {
-    public var limit: Int?
-    public var startingAfter: String?
-    public var endingBefore: String?
-
-    enum CodingKeys: String, CodingKey {
-        case limit
-        case startingAfter = "starting_after"
-        case endingBefore = "ending_before"
-    }
-}

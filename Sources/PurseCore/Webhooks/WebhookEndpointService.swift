@@ -54,18 +54,6 @@ public struct WebhookEndpointService: Sendable {
         }
     }
 
-    public struct ListParameters: Decodable, Sendable, PaginatedParameters {
-        public var limit: Int?
-        public var startingAfter: String?
-        public var endingBefore: String?
-
-        enum CodingKeys: String, CodingKey {
-            case limit
-            case startingAfter = "starting_after"
-            case endingBefore = "ending_before"
-        }
-    }
-
     /// Creates an endpoint and shows its signing secret, as Stripe does.
     public func create(_ params: CreateParameters, by caller: Credential) async throws -> WebhookEndpoint {
         let description = try TextRules.limited(params.description, to: 5000, param: "description")
@@ -117,13 +105,13 @@ public struct WebhookEndpointService: Sendable {
         return DeletedObject(id: id, object: "webhook_endpoint")
     }
 
-    public func list(_ params: ListParameters, by caller: Credential) async throws -> Page<WebhookEndpoint> {
+    public func list(_ params: PageParameters, by caller: Credential) async throws -> Page<WebhookEndpoint> {
         let pagination = try params.pagination()
         return try await database.autocommit { try await $0.webhooks.listEndpoints(account: caller.accountID, pagination: pagination) }
     }
 
     /// The delivery attempts to an endpoint, newest first.
-    public func attempts(_ id: String, _ params: ListParameters, by caller: Credential) async throws -> Page<WebhookDeliveryAttempt> {
+    public func attempts(_ id: String, _ params: PageParameters, by caller: Credential) async throws -> Page<WebhookDeliveryAttempt> {
         _ = try await retrieve(id, by: caller)
         let pagination = try params.pagination()
         return try await database.autocommit {

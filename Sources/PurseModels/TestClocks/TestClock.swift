@@ -22,6 +22,11 @@ public struct TestClock: Codable, Sendable, Hashable {
         self.statusDetails = StatusDetails(advancing: advancingTo.map { Advancing(targetFrozenTime: $0) })
     }
 
+    /// The clock at `frozenTime`, advancing to `target`, or ready when `target` is nil.
+    public func at(_ frozenTime: Int, advancingTo target: Int?) -> TestClock {
+        TestClock(id: id, created: created, deletesAfter: deletesAfter, frozenTime: frozenTime, name: name, advancingTo: target)
+    }
+
     public enum Status: String, Codable, Sendable, Hashable {
         case advancing
         /// Stripe's state for an advance that failed; Purse's advances are retried until they

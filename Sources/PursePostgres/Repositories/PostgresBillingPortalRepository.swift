@@ -81,7 +81,8 @@ struct PostgresBillingPortalRepository: BillingPortalRepository {
             WHERE s.id = \(id) AND c.id = s.customer_id AND c.account_id = s.account_id AND NOT c.deleted
               AND s.revoked_at IS NULL AND \(Self.isOpen(lifetime, now: now, alias: "s."))
             RETURNING s.id, s.account_id, s.customer_id, s.configuration_id, s.created, s.last_active, s.completed_at,
-                      s.locale, s.return_url, s.flow
+                      s.locale, s.return_url, s.flow,
+                      (SELECT t.frozen_time FROM test_clocks t WHERE t.id = c.test_clock AND t.account_id = c.account_id) AS clock_time
             """
         )
         return try rows.first.map(Self.session)
@@ -141,7 +142,8 @@ struct PostgresBillingPortalRepository: BillingPortalRepository {
                 flow: try StoredJSON.decodeIfPresent(BillingPortalSession.Flow.self, from: try row["flow"]), locale: try row["locale"],
                 returnURL: try row["return_url"], url: nil
             ),
-            accountID: try row["account_id"], lastActive: try row["last_active"], completedAt: try row["completed_at"]
+            accountID: try row["account_id"], lastActive: try row["last_active"], completedAt: try row["completed_at"],
+            customerClockTime: try row["clock_time"]
         )
     }
 }

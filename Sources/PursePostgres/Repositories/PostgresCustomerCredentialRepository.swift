@@ -55,8 +55,16 @@ struct PostgresCustomerCredentialRepository: CustomerCredentialRepository {
         ).affectedRows
     }
 
-    func deleteEphemeralKeys(expiredBefore time: Int) async throws -> Int {
-        try await connection.query("DELETE FROM ephemeral_keys WHERE expires < \(time)").affectedRows
+    func deleteEphemeralKeys(expiredFor grace: Int, now: Int) async throws -> Int {
+        // Found by the wall clock (its index), kept while a clock they live by has not passed them.
+        try await connection.query(
+            """
+            DELETE FROM ephemeral_keys k WHERE k.expires < \(now - grace) AND NOT EXISTS (
+                SELECT 1 FROM customers c JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id
+                WHERE c.id = k.customer_id AND c.account_id = k.account_id AND NOT t.deleted AND k.expires >= t.frozen_time - \(grace)
+            )
+            """
+        ).affectedRows
     }
 
     // MARK: - Customer sessions
@@ -119,8 +127,15 @@ struct PostgresCustomerCredentialRepository: CustomerCredentialRepository {
         ).affectedRows
     }
 
-    func deleteSessions(expiredBefore time: Int) async throws -> Int {
-        try await connection.query("DELETE FROM customer_sessions WHERE expires_at < \(time)").affectedRows
+    func deleteSessions(expiredFor grace: Int, now: Int) async throws -> Int {
+        try await connection.query(
+            """
+            DELETE FROM customer_sessions s WHERE s.expires_at < \(now - grace) AND NOT EXISTS (
+                SELECT 1 FROM customers c JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id
+                WHERE c.id = s.customer_id AND c.account_id = s.account_id AND NOT t.deleted AND s.expires_at >= t.frozen_time - \(grace)
+            )
+            """
+        ).affectedRows
     }
 
     // MARK: - Authentication

@@ -52,14 +52,14 @@ struct PostgresCustomerRepository: CustomerRepository {
         !(try await connection.query("SELECT 1 FROM customers WHERE id = \(id) AND \(Self.scope(visibility)) AND NOT deleted").isEmpty)
     }
 
-    func now(of id: String, visibleTo visibility: Visibility, wallClock: Int) async throws -> Int? {
-        try await connection.query(
+    func clock(ofLive id: String, visibleTo visibility: Visibility) async throws -> CustomerClock? {
+        guard visibility.includes(customer: id) else { return nil }
+        return try await connection.query(
             """
-            SELECT coalesce(t.frozen_time, \(wallClock)) AS now
-            FROM customers c LEFT JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id
+            SELECT t.frozen_time FROM customers c LEFT JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id
             WHERE c.id = \(id) AND c.account_id = \(visibility.account) AND NOT c.deleted
             """
-        ).first.flatMap { visibility.includes(customer: id) ? try $0["now"] : nil }
+        ).first.map { CustomerClock(time: try $0["frozen_time"]) }
     }
 
     func selection(of id: String, visibleTo visibility: Visibility) async throws -> CustomerSelection? {

@@ -42,7 +42,7 @@ struct PostgresTestClockRepository: TestClockRepository {
 
     func finishAdvances(limit: Int) async throws -> [(clock: TestClock, account: String)] {
         // Across accounts: the advancer's sweep. SKIP LOCKED leaves a clock another instance is
-        // finishing (or an account is deleting) to that transaction.
+        // finishing, or that one of its account's calls holds, to that transaction.
         let rows = try await connection.query(
             """
             UPDATE test_clocks SET frozen_time = advancing_to, advancing_to = NULL

@@ -17,7 +17,8 @@ struct ObjectLoader: Sendable {
             guard let method = try? await paymentMethods.retrieve(id, by: caller) else { return nil }
             return try encoder.encode(method)
         case .testClock:
-            guard let clock = try? await testClocks.retrieve(id, by: caller) else { return nil }
+            // Test clocks are the secret key's: a customer's own key sees the id only.
+            guard caller.isSecret, let clock = try? await testClocks.retrieve(id, by: caller) else { return nil }
             return try encoder.encode(clock)
         default:
             return nil

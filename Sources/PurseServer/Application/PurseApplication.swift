@@ -139,8 +139,8 @@ public struct PurseApplication {
             publicURL: publicURL, clientAddress: ClientAddress(trustedProxies: configuration.trustedProxies)
         ).register(on: api)
         EventsController(events: EventService(database: database, masterKey: masterKey)).register(on: api)
-        let testClockAdvancer = TestClockAdvancer(clocks: TestClockService(database: backgroundDatabase, caches: caches), logger: logger)
-        TestClocksController(clocks: testClocks, advancer: testClockAdvancer).register(on: api)
+        TestClocksController(clocks: testClocks).register(on: api)
+        let backgroundTestClocks = TestClockService(database: backgroundDatabase, caches: caches)
         let destinations = WebhookDestinations(
             policy: WebhookDestinationPolicy(
                 requireHTTPS: configuration.webhooks.requireHTTPS, allowList: configuration.webhooks.allowedHosts
@@ -181,10 +181,13 @@ public struct PurseApplication {
                 setupIntents: SetupIntentService(
                     database: backgroundDatabase, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
                 ),
-                testClocks: TestClockService(database: backgroundDatabase, caches: caches),
+                testClocks: backgroundTestClocks,
                 logger: logger
             ),
-            testClockAdvancer,
+            TestClockAdvancer(
+                clocks: backgroundTestClocks, advances: caches.testClockAdvances, logger: logger,
+                interval: configuration.testClockSweepInterval
+            ),
             ChangeFeed(configuration: pool.configuration, caches: caches, logger: logger),
             delivery,
         ]

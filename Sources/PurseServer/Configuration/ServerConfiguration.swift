@@ -30,6 +30,10 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     public var webhooks: Webhooks
     /// Serve https with this certificate; nil serves plain http.
     public var tls: TLS?
+    /// How often the server looks for test-clock advances whose announcement it missed (it
+    /// finishes the announced ones at once). Not a setting of `purse serve`: tests lengthen it to
+    /// prove the announcement alone finishes an advance.
+    package var testClockSweepInterval: Duration = .seconds(2)
 
     /// The files of the certificate `purse serve` presents, and whether local tools may still
     /// reach it over plain http on loopback.

@@ -20,7 +20,7 @@ struct SheetSettingsController {
     }
 
     @Sendable func list(_ request: APIRequest) async throws -> APIResult {
-        let params = try request.decode(SheetSettingsService.ListParameters.self)
+        let params = try request.decode(PageParameters.self)
         return try .list(try await settings.list(params, by: request.caller), url: request.path)
     }
 

@@ -4,8 +4,6 @@ import PurseModels
 /// `/v1/test_helpers/test_clocks` (secret key).
 struct TestClocksController {
     let clocks: TestClockService
-    /// Finishes an advance right after it is answered.
-    let advancer: TestClockAdvancer
 
     func register(on api: APIRouter) {
         let path = "/v1/test_helpers/test_clocks"
@@ -22,7 +20,7 @@ struct TestClocksController {
     }
 
     @Sendable func list(_ request: APIRequest) async throws -> APIResult {
-        let params = try request.decode(TestClockListParameters.self)
+        let params = try request.decode(PageParameters.self)
         return try .list(try await clocks.list(params, by: request.caller), url: request.path)
     }
 
@@ -38,8 +36,6 @@ struct TestClocksController {
 
     @Sendable func advance(_ request: APIRequest) async throws -> APIResult {
         let params = try request.decode(TestClockAdvanceParameters.self)
-        let clock = try await clocks.advance(request.pathParameter("id"), params, by: request.caller, request: request.info)
-        advancer.wake()
-        return try .object(clock)
+        return try .object(try await clocks.advance(request.pathParameter("id"), params, by: request.caller, request: request.info))
     }
 }

@@ -19,7 +19,7 @@ struct WebhookEndpointsController {
     }
 
     @Sendable func list(_ request: APIRequest) async throws -> APIResult {
-        let params = try request.decode(WebhookEndpointService.ListParameters.self)
+        let params = try request.decode(PageParameters.self)
         return try .list(try await endpoints.list(params, by: request.caller), url: request.path)
     }
 
@@ -38,7 +38,7 @@ struct WebhookEndpointsController {
     }
 
     @Sendable func deliveries(_ request: APIRequest) async throws -> APIResult {
-        let params = try request.decode(WebhookEndpointService.ListParameters.self)
+        let params = try request.decode(PageParameters.self)
         return try .list(try await endpoints.attempts(request.pathParameter("id"), params, by: request.caller), url: request.path)
     }
 }

@@ -335,6 +335,9 @@ enum OpenAPIDocument {
                       }
                     ]
                   },
+                  "payment_method": {
+                    "type": "string"
+                  },
                   "test_clock": {
                     "type": "string",
                     "maxLength": 5000
@@ -704,6 +707,16 @@ enum OpenAPIDocument {
                       },
                       {
                         "const": ""
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "payment_method": {
+                    "anyOf": [
+                      {
+                        "type": "string"
                       },
                       {
                         "type": "null"

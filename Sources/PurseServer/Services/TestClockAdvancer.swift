@@ -2,37 +2,23 @@ import Logging
 import PurseCore
 import ServiceLifecycle
 
-/// Finishes test-clock advances inside `purse serve`: at once when this server started one
-/// (``wake()``), and every `interval` for the ones another instance, or a process that stopped
-/// midway, left advancing. Each advance is finished once, by whichever sweep locks it first.
-final class TestClockAdvancer: Service, Sendable {
-    private let clocks: TestClockService
-    private let logger: Logger
-    private let interval: Duration
-    private let wakeUps: AsyncStream<Void>
-    private let wakeUpSender: AsyncStream<Void>.Continuation
-
-    init(clocks: TestClockService, logger: Logger, interval: Duration = .seconds(2)) {
-        self.clocks = clocks
-        self.logger = logger
-        self.interval = interval
-        // One pending wake-up is enough: a sweep finishes every advance started before it.
-        (wakeUps, wakeUpSender) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-    }
-
-    /// Asks for a sweep now: an advance was just started.
-    func wake() {
-        wakeUpSender.yield()
-    }
+/// Finishes test-clock advances inside `purse serve`: as soon as the change feed announces one
+/// (after the transaction that started it commits, on whichever server started it), and every
+/// `interval` for one whose announcement was missed (the feed was down, or a server stopped
+/// midway). Each advance is finished once, by whichever server's sweep locks it first.
+struct TestClockAdvancer: Service {
+    let clocks: TestClockService
+    let advances: ChangeSignal
+    let logger: Logger
+    var interval: Duration = .seconds(2)
 
     func run() async throws {
-        let wakeUpSender = self.wakeUpSender
-        let interval = self.interval
+        let (advances, interval) = (self.advances, self.interval)
         await withDiscardingTaskGroup { group in
             group.addTask {
-                while (try? await Task.sleep(for: interval)) != nil { wakeUpSender.yield() }
+                while (try? await Task.sleep(for: interval)) != nil { advances.raise() }
             }
-            for await _ in wakeUps.cancelOnGracefulShutdown() {
+            for await _ in advances.changes.cancelOnGracefulShutdown() {
                 do {
                     _ = try await clocks.finishAdvances()
                 } catch {

@@ -95,7 +95,9 @@ struct InMemoryBillingPortalRepository: BillingPortalRepository {
             guard lifetime.isOpen(created: row.stored.session.created, lastActive: row.stored.lastActive, now: now) else { return nil }
             row.stored.lastActive = now
             state.portalSessions[id] = row
-            return row.stored
+            var visited = row.stored
+            visited.customerClockTime = state.clockTime(ofCustomer: customer.id)
+            return visited
         }
     }
 

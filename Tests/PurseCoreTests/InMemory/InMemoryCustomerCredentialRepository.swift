@@ -72,9 +72,10 @@ struct InMemoryCustomerCredentialRepository: CustomerCredentialRepository {
         }
     }
 
-    func deleteEphemeralKeys(expiredBefore time: Int) async throws -> Int {
+    func deleteEphemeralKeys(expiredFor grace: Int, now: Int) async throws -> Int {
         try await database.write { state in
-            let ids = state.ephemeralKeys.values.filter { $0.expires < time }.map(\.id)
+            let ids = state.ephemeralKeys.values.filter { $0.expires < (state.liveClockTime(ofCustomer: $0.customer) ?? now) - grace }
+                .map(\.id)
             for id in ids { state.ephemeralKeys[id] = nil }
             return ids.count
         }
@@ -140,9 +141,11 @@ struct InMemoryCustomerCredentialRepository: CustomerCredentialRepository {
         }
     }
 
-    func deleteSessions(expiredBefore time: Int) async throws -> Int {
+    func deleteSessions(expiredFor grace: Int, now: Int) async throws -> Int {
         try await database.write { state in
-            let ids = state.customerSessions.values.filter { $0.session.expiresAt < time }.map(\.id)
+            let ids = state.customerSessions.values.filter {
+                $0.session.expiresAt < (state.liveClockTime(ofCustomer: $0.session.customer) ?? now) - grace
+            }.map(\.id)
             for id in ids { state.customerSessions[id] = nil }
             return ids.count
         }

@@ -62,10 +62,10 @@ struct InMemoryCustomerRepository: CustomerRepository {
         }
     }
 
-    func now(of id: String, visibleTo visibility: Visibility, wallClock: Int) async throws -> Int? {
+    func clock(ofLive id: String, visibleTo visibility: Visibility) async throws -> CustomerClock? {
         await database.read { state in
             guard let row = state.customers[id], row.isVisible(to: visibility), !row.deleted else { return nil }
-            return state.clockTime(ofCustomer: id) ?? wallClock
+            return CustomerClock(time: state.clockTime(ofCustomer: id))
         }
     }
 

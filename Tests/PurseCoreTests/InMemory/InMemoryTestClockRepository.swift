@@ -18,6 +18,11 @@ extension InMemoryState {
     func clockTime(ofCustomer customer: String) -> Int? {
         customers[customer]?.customer.testClock.flatMap { testClocks[$0]?.stored.clock.frozenTime }
     }
+
+    /// The same, while the clock is not deleted (the sweeps' `NOT t.deleted`).
+    func liveClockTime(ofCustomer customer: String) -> Int? {
+        customers[customer]?.customer.testClock.flatMap { id in testClocks[id].flatMap { $0.deleted ? nil : $0.stored.clock.frozenTime } }
+    }
 }
 
 /// ``TestClockRepository`` on ``InMemoryDatabase``.
@@ -50,7 +55,7 @@ struct InMemoryTestClockRepository: TestClockRepository {
         try await database.write { state in
             guard var row = state.testClocks[id], row.account == account else { return }
             guard time > row.stored.clock.frozenTime else { throw InMemoryDatabaseError.constraint("test_clocks_advancing_to_check") }
-            row.stored.clock = Self.clock(row.stored.clock, frozenTime: row.stored.clock.frozenTime, advancingTo: time)
+            row.stored.clock = row.stored.clock.at(row.stored.clock.frozenTime, advancingTo: time)
             state.testClocks[id] = row
         }
     }
@@ -62,7 +67,7 @@ struct InMemoryTestClockRepository: TestClockRepository {
             return advancing.map { row in
                 var row = row
                 let target = row.stored.clock.statusDetails.advancing!.targetFrozenTime
-                row.stored.clock = Self.clock(row.stored.clock, frozenTime: target, advancingTo: nil)
+                row.stored.clock = row.stored.clock.at(target, advancingTo: nil)
                 state.testClocks[row.id] = row
                 return (row.stored.clock, row.account)
             }
@@ -73,7 +78,7 @@ struct InMemoryTestClockRepository: TestClockRepository {
         try await database.write { state in
             guard var row = state.testClocks[id], row.account == account else { return }
             row.deleted = true
-            row.stored.clock = Self.clock(row.stored.clock, frozenTime: row.stored.clock.frozenTime, advancingTo: nil)
+            row.stored.clock = row.stored.clock.at(row.stored.clock.frozenTime, advancingTo: nil)
             state.testClocks[id] = row
         }
     }
@@ -94,12 +99,5 @@ struct InMemoryTestClockRepository: TestClockRepository {
             state.customers.values.filter { $0.account == account && !$0.deleted && $0.customer.testClock == id }
                 .sorted { ($0.created, $0.seq) < ($1.created, $1.seq) }.map(\.id)
         }
-    }
-
-    private static func clock(_ clock: TestClock, frozenTime: Int, advancingTo: Int?) -> TestClock {
-        TestClock(
-            id: clock.id, created: clock.created, deletesAfter: clock.deletesAfter, frozenTime: frozenTime, name: clock.name,
-            advancingTo: advancingTo
-        )
     }
 }

@@ -14,7 +14,9 @@ Beyond Stripe (Purse's choice, docs/test-clocks.md): a customer on a clock lives
 ephemeral keys and customer sessions are created at the clock's time and expire by it (`expires`,
 `expires_at`, the elements session's `api_key_expiry`), and the sheet settings' `hide_expired`
 filter and the selected option's `unavailable_reason: expired` read the clock's month (a card
-four years ahead, so the tests keep their meaning whatever the date). Ephemeral keys are asked for
+four years ahead, so the tests keep their meaning whatever the date); a new expiry of an attached
+card is judged at the clock's time; setup intents are abandoned, and microdeposits time out, by
+the clock's time. Ephemeral keys are asked for
 with the Stripe-Version stripe-ios sends (2020-08-27); the elements session is fetched as
 CustomerSheet fetches it (a GET with the publishable key and `customer_session_client_secret`,
 through `raw_request`).
@@ -228,6 +230,57 @@ def test_the_expired_card_filter_reads_the_clocks_month(purse, client):
     assert shown() == []
     # The merchant's secret key sees every method, as without settings.
     assert [m.id for m in client.v1.payment_methods.list(params={"customer": customer}).data] == [card.id]
+
+
+def test_setup_intents_of_a_clocked_customer_end_by_its_time(client):
+    """Waiting for a payment method or an authentication ends (`canceled`, `abandoned`) a day
+    after the intent last changed, and unverified microdeposits fail ten days after they were
+    sent, both in the customer's clock time and by the time the advance that passes them is
+    ready, as Stripe's advances apply their effects before `ready`."""
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": START})
+    customer = client.v1.customers.create(params={"test_clock": clock.id}).id
+    waiting = client.v1.setup_intents.create(params={"customer": customer})
+    authenticating = client.v1.setup_intents.create(params={
+        "customer": customer, "payment_method": "pm_card_authenticationRequired", "confirm": True,
+        "return_url": "https://shop.example/done",
+    })
+    deposits = client.v1.setup_intents.create(params={
+        "customer": customer, "payment_method_types": ["us_bank_account"], "confirm": True,
+        "payment_method_options": {"us_bank_account": {"verification_method": "microdeposits"}},
+        "payment_method": "pm_usBankAccount_success",
+        "mandate_data": {"customer_acceptance": {"type": "offline"}},
+    })
+    assert (waiting.created, waiting.status) == (START, "requires_payment_method")
+    assert authenticating.status == deposits.status == "requires_action"
+    assert deposits.next_action.type == "verify_with_microdeposits"
+
+    advance(client, clock.id, START + DAY)
+    assert client.v1.setup_intents.retrieve(waiting.id).status == "requires_payment_method"  # a day, not past it
+    advance(client, clock.id, START + DAY + 1)
+    for intent in (waiting, authenticating):
+        ended = client.v1.setup_intents.retrieve(intent.id)
+        assert (ended.status, ended.cancellation_reason) == ("canceled", "abandoned")
+    assert client.v1.setup_intents.retrieve(deposits.id).status == "requires_action"
+
+    advance(client, clock.id, START + 10 * DAY + 1)
+    failed = client.v1.setup_intents.retrieve(deposits.id)
+    assert failed.status == "requires_payment_method"
+    assert failed.last_setup_error.code == "payment_method_microdeposit_verification_timeout"
+
+
+def test_an_attached_cards_new_expiry_is_judged_at_its_customers_time(client):
+    """A card takes its customer's clock once attached: an expiry past by the wall clock but not
+    by the clock (set in 2023) is accepted, and refused for a customer on no clock."""
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": START})
+    clocked = client.v1.customers.create(params={"test_clock": clock.id}).id
+    plain = client.v1.customers.create().id
+    methods = [client.v1.payment_methods.attach("pm_card_visa", params={"customer": c}) for c in (clocked, plain)]
+    expiry = {"card": {"exp_month": 12, "exp_year": 2024}}
+    updated = client.v1.payment_methods.update(methods[0].id, params=expiry)
+    assert (updated.card.exp_month, updated.card.exp_year) == (12, 2024)
+    with pytest.raises(stripe.CardError) as refused:
+        client.v1.payment_methods.update(methods[1].id, params=expiry)
+    assert error_of(refused)["code"] == "invalid_expiry_year"
 
 
 def test_customers_racing_for_a_clocks_last_places_get_three(client):

@@ -103,7 +103,12 @@ public struct PaymentMethodService: Sendable {
                 )
             }
             let old = stored.model
-            let new = try PaymentMethodUpdate.apply(params, to: old)
+            // An attached card's expiry is judged at its customer's time: its test clock's, if any.
+            var now = Clock.now
+            if let card = params.card, card.expMonth != nil || card.expYear != nil, let customer = old.customer {
+                now = try await repositories.customers.clock(ofLive: customer, visibleTo: caller.visibility)?.time ?? now
+            }
+            let new = try PaymentMethodUpdate.apply(params, to: old, now: now)
             guard let event = try NewEvent("payment_method.updated", from: old, to: new, account: caller.accountID, request: request)
             else { return old }
             try await repositories.paymentMethods.update(new, account: caller.accountID)

@@ -1,8 +1,9 @@
 import PurseModels
 
-/// What `POST /v1/payment_methods/{id}` changes: only the fields sent.
+/// What `POST /v1/payment_methods/{id}` changes: only the fields sent. A new card expiry must not
+/// be past at `now`.
 enum PaymentMethodUpdate {
-    static func apply(_ params: PaymentMethodUpdateParameters, to old: PaymentMethod) throws -> PaymentMethod {
+    static func apply(_ params: PaymentMethodUpdateParameters, to old: PaymentMethod, now: Int) throws -> PaymentMethod {
         var new = old
         if let redisplay = params.allowRedisplay { new.allowRedisplay = redisplay.rawValue }
         if let billing = params.billingDetails {
@@ -25,7 +26,7 @@ enum PaymentMethodUpdate {
             if card.expMonth != nil || card.expYear != nil {
                 var year = card.expYear ?? details.expYear
                 let (month, fullYear) = try PaymentMethodFactory.checkedExpiry(
-                    month: card.expMonth ?? details.expMonth, year: &year, now: Clock.now, name: { $0 }
+                    month: card.expMonth ?? details.expMonth, year: &year, now: now, name: { $0 }
                 )
                 details.expMonth = month
                 details.expYear = fullYear

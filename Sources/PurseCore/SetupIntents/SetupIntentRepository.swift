@@ -18,11 +18,14 @@ public struct StoredSetupIntent: Sendable, Equatable {
     public var options: SetupIntentOptions
     /// Set while the intent waits for the customer to verify microdeposits.
     public var microdeposits: PendingMicrodeposits?
+    /// The time of the customer's test clock when the intent was read; nil for an intent on the
+    /// wall clock. Read only: the database stamps each write with the clock's time of the moment.
+    public var clockTime: Int?
 
     public init(
         intent: SetupIntent, accountID: String, attempt: Int = 0, returnURL: String? = nil, confirmedByClient: Bool = false,
         confirmationSettingsID: String? = nil, mandate: JSONValue? = nil, options: SetupIntentOptions = SetupIntentOptions(),
-        microdeposits: PendingMicrodeposits? = nil
+        microdeposits: PendingMicrodeposits? = nil, clockTime: Int? = nil
     ) {
         self.intent = intent
         self.accountID = accountID
@@ -33,7 +36,19 @@ public struct StoredSetupIntent: Sendable, Equatable {
         self.mandate = mandate
         self.options = options
         self.microdeposits = microdeposits
+        self.clockTime = clockTime
     }
+
+    /// "Now" for the intent: its customer's test clock's time, or the wall clock's.
+    public var now: Int { clockTime ?? Clock.now }
+}
+
+/// Whose time a sweep of setup intents goes by.
+public enum SetupIntentTimeline: Sendable, Equatable {
+    /// Every account's intents but those of customers on a test clock, at the database's time.
+    case wallClock
+    /// The intents of one test clock's customers, at the clock's time.
+    case testClock(id: String, account: String, time: Int)
 }
 
 /// Which setup intents `GET /v1/setup_intents` lists.
@@ -65,12 +80,13 @@ public protocol SetupIntentRepository: Sendable {
     /// Intents, newest first.
     func list(_ query: SetupIntentQuery, pagination: Pagination) async throws -> Page<StoredSetupIntent>
 
-    /// Cancels (`cancellation_reason: abandoned`) the intents left waiting for a payment method or
-    /// an authentication, unchanged for `idleSeconds`; returns them as canceled. Intents waiting
-    /// for microdeposits are not abandoned: see ``lockMicrodepositsSent(daysAgo:)``.
-    func cancelAbandoned(idleSeconds: Int) async throws -> [StoredSetupIntent]
+    /// Cancels (`cancellation_reason: abandoned`) the intents of `timeline` left waiting for a
+    /// payment method or an authentication, unchanged for `idleSeconds` of its time; returns them
+    /// as canceled. Intents waiting for microdeposits are not abandoned: see
+    /// ``lockMicrodepositsSent(daysAgo:on:)``.
+    func cancelAbandoned(idleSeconds: Int, on timeline: SetupIntentTimeline) async throws -> [StoredSetupIntent]
 
-    /// The intents still waiting for microdeposits sent more than `days` ago (by the database's
-    /// clock), locked; those another transaction holds are skipped, for the next sweep.
-    func lockMicrodepositsSent(daysAgo days: Int) async throws -> [StoredSetupIntent]
+    /// The intents of `timeline` still waiting for microdeposits sent more than `days` ago by its
+    /// time, locked; those another transaction holds are skipped, for the next sweep.
+    func lockMicrodepositsSent(daysAgo days: Int, on timeline: SetupIntentTimeline) async throws -> [StoredSetupIntent]
 }

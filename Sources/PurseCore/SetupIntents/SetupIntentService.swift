@@ -256,7 +256,7 @@ public struct SetupIntentService: Sendable {
                         + "payment_method_types (\(stored.intent.paymentMethodTypes.joined(separator: ", ")))."
                 )
             }
-            let mandate = try Self.mandate(params.mandateData, for: candidate.type, caller: caller)
+            let mandate = try Self.mandate(params.mandateData, for: candidate.type, caller: caller, now: stored.now)
             let param = Self.methodParam(of: candidate.type, inline: params.paymentMethodData != nil)
             let saving = try candidate.model.map { try stored.options.saving($0, param: param) } ?? .now
             // A client's confirmation saves under the intent's sheet settings (spec §4).
@@ -283,7 +283,7 @@ public struct SetupIntentService: Sendable {
             switch decision {
             case .approved where saving == .afterMicrodeposits:
                 let intent = try await transition.requireAction(
-                    paymentMethod: candidate.id, mandate: mandate, returnURL: returnURL, microdeposits: .sent(now: Clock.now)
+                    paymentMethod: candidate.id, mandate: mandate, returnURL: returnURL, microdeposits: .sent(now: stored.now)
                 )
                 return (intent, nil)
             case .approved:
@@ -455,31 +455,39 @@ public struct SetupIntentService: Sendable {
     /// Cancels intents left waiting for a payment method or an authentication for a day
     /// (`cancellation_reason: abandoned`), and fails those whose microdeposits were not verified
     /// in Stripe's ten days (`payment_method_microdeposit_verification_timeout`, as a reading of
-    /// `SM44DD` does); returns how many it moved.
-    public func sweepAbandoned(olderThan seconds: Int = 86_400) async throws -> Int {
-        let (secrets, publicURL) = (self.secrets, self.publicURL)
-        return try await database.transaction { repositories in
-            let unverified = try await repositories.setupIntents.lockMicrodepositsSent(daysAgo: PendingMicrodeposits.verificationDays)
-            for stored in unverified {
-                guard let method = stored.intent.paymentMethod else { continue }
-                let transition = Transition(
-                    stored: stored, request: nil, secrets: secrets, publicURL: publicURL,
-                    settings: try await Self.confirmationSettings(of: stored, in: repositories), repositories: repositories
-                )
-                _ = try await transition.fail(paymentMethod: method, error: Self.microdepositsTimedOut, type: "invalid_request_error")
-            }
-            let canceled = try await repositories.setupIntents.cancelAbandoned(idleSeconds: seconds)
-            for stored in canceled {
-                try await repositories.events.record(
-                    NewEvent(
-                        "setup_intent.canceled", object: try Self.eventObject(Self.render(stored, secrets, publicURL)),
-                        account: stored.accountID, request: nil
-                    )
-                )
-            }
-            return unverified.count + canceled.count
-        }
+    /// `SM44DD` does), of every customer on no test clock; returns how many it moved.
+    public func sweepAbandoned() async throws -> Int {
+        try await database.transaction { try await self.lapse(.wallClock, in: $0) }
     }
+
+    /// The same for the intents of `timeline`, in the caller's transaction: a test clock's
+    /// advance runs it at the clock's new time, so what waited too long has ended once it is ready.
+    public func lapse(_ timeline: SetupIntentTimeline, in repositories: Repositories) async throws -> Int {
+        let unverified = try await repositories.setupIntents.lockMicrodepositsSent(
+            daysAgo: PendingMicrodeposits.verificationDays, on: timeline
+        )
+        for stored in unverified {
+            guard let method = stored.intent.paymentMethod else { continue }
+            let transition = Transition(
+                stored: stored, request: nil, secrets: secrets, publicURL: publicURL,
+                settings: try await Self.confirmationSettings(of: stored, in: repositories), repositories: repositories
+            )
+            _ = try await transition.fail(paymentMethod: method, error: Self.microdepositsTimedOut, type: "invalid_request_error")
+        }
+        let canceled = try await repositories.setupIntents.cancelAbandoned(idleSeconds: Self.abandonedAfter, on: timeline)
+        for stored in canceled {
+            try await repositories.events.record(
+                NewEvent(
+                    "setup_intent.canceled", object: try Self.eventObject(Self.render(stored, secrets, publicURL)),
+                    account: stored.accountID, request: nil
+                )
+            )
+        }
+        return unverified.count + canceled.count
+    }
+
+    /// How long an intent may wait for a payment method or an authentication, in seconds.
+    static let abandonedAfter = 86_400
 
     // MARK: - Internals
 
@@ -634,8 +642,10 @@ public struct SetupIntentService: Sendable {
         return found
     }
 
-    /// The mandate a bank debit needs; nil for cards.
-    static func mandate(_ data: MandateDataParameters?, for type: PaymentMethodType, caller: Credential) throws -> JSONValue? {
+    /// The mandate a bank debit needs, accepted `now`; nil for cards.
+    static func mandate(
+        _ data: MandateDataParameters?, for type: PaymentMethodType, caller: Credential, now: Int = Clock.now
+    ) throws -> JSONValue? {
         guard type != .card else { return nil }
         guard let data else { throw PurseError.missingParameter("mandate_data") }
         let acceptance = data.customerAcceptance
@@ -649,7 +659,7 @@ public struct SetupIntentService: Sendable {
                 )
             }
         }
-        return data.record(id: ObjectID.make(.mandate), now: Clock.now)
+        return data.record(id: ObjectID.make(.mandate), now: now)
     }
 
     static func render(_ stored: StoredSetupIntent, _ secrets: DerivedSecrets, _ publicURL: PublicURL) -> SetupIntent {

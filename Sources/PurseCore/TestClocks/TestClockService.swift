@@ -5,19 +5,23 @@ public import PurseModels
 ///
 /// An advance answers at once with the clock `advancing`; ``finishAdvances()`` (run by the
 /// server's advancer once the advance's transaction commits, and on a timer for one a stopped
-/// server left) makes it `ready` at the new time, with the events Stripe sends for both steps.
+/// server left) makes it `ready` at the new time, with the events Stripe sends for both steps,
+/// once what waited too long by the new time has ended (the setup intents of its customers).
 /// Deleting a clock deletes its customers through ``CustomerService``'s rule (never the other way).
 public struct TestClockService: Sendable {
     private let database: any Database
     /// Emptied when a clock moves or its customers are deleted: credentials held in memory carry
     /// their customer's clock time.
     private let caches: ChangeCaches
+    /// Ends the setup intents an advance leaves waiting too long.
+    private let setupIntents: SetupIntentService
     /// How many clocks one sweep's transaction handles; a sweep goes on until a batch is short.
     static let batch = 100
 
-    public init(database: any Database, caches: ChangeCaches) {
+    public init(database: any Database, caches: ChangeCaches, setupIntents: SetupIntentService) {
         self.database = database
         self.caches = caches
+        self.setupIntents = setupIntents
     }
 
     public func create(_ params: TestClockCreateParameters, by caller: Credential, request: RequestInfo) async throws -> TestClock {
@@ -98,10 +102,11 @@ public struct TestClockService: Sendable {
     public func finishAdvances() async throws -> Int {
         var finished = 0
         while true {
-            let batch = try await database.transaction { repositories in
+            let batch = try await database.transaction { [setupIntents] repositories in
                 let moved = try await repositories.testClocks.finishAdvances(limit: Self.batch)
                 let encoder = JSONValueEncoder()
                 for (clock, account) in moved {
+                    _ = try await setupIntents.lapse(.testClock(id: clock.id, account: account, time: clock.frozenTime), in: repositories)
                     try await repositories.events.record(
                         NewEvent("test_helpers.test_clock.ready", object: try encoder.encode(clock), account: account, request: nil)
                     )

@@ -9,8 +9,37 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
     private static let columns = """
         id, account_id, created, customer_id, status, usage, payment_method_types, payment_method_id, description, metadata,
         return_url, cancellation_reason, last_setup_error, mandate, authentication_attempt, sheet_settings_id,
-        confirmed_by_client, confirmation_settings_id, payment_method_options, microdeposits
+        confirmed_by_client, confirmation_settings_id, payment_method_options, microdeposits,
+        (SELECT t.frozen_time FROM customers c
+         JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id AND NOT t.deleted
+         WHERE c.id = setup_intents.customer_id AND c.account_id = setup_intents.account_id) AS clock_time
         """
+
+    /// The time of `customer`'s live test clock, stamped on each write as `clock_updated_at`
+    /// (null for a customer on no clock, and for none).
+    private static func clockTime(ofCustomer customer: String?, account: String) -> PostgresQuery {
+        """
+        (SELECT t.frozen_time FROM customers c
+         JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id AND NOT t.deleted
+         WHERE c.id = \(customer) AND c.account_id = \(account))
+        """
+    }
+
+    /// Intents not on a live test clock: the wall clock's.
+    private static let onTheWallClock = """
+        (clock_updated_at IS NULL OR NOT EXISTS (
+            SELECT 1 FROM customers c
+            JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id AND NOT t.deleted
+            WHERE c.id = setup_intents.customer_id AND c.account_id = setup_intents.account_id))
+        """
+
+    /// The intents of one clock's customers.
+    private static func onTheClock(_ clock: String, account: String) -> PostgresQuery {
+        """
+        account_id = \(account) AND clock_updated_at IS NOT NULL
+        AND customer_id IN (SELECT id FROM customers WHERE test_clock = \(clock) AND account_id = \(account))
+        """
+    }
 
     private static let list = KeysetList(table: "setup_intents", columns: columns, noun: "setup intent")
 
@@ -20,11 +49,12 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
             """
             INSERT INTO setup_intents (id, account_id, created, customer_id, status, usage, payment_method_types,
                                        payment_method_id, description, metadata, return_url, sheet_settings_id,
-                                       payment_method_options)
+                                       payment_method_options, clock_updated_at)
             VALUES (\(intent.id), \(stored.accountID), \(intent.created), \(intent.customer), \(intent.status.rawValue),
                     \(intent.usage), \(PostgresTextArray(intent.paymentMethodTypes)), \(intent.paymentMethod),
                     \(intent.description), \(StoredJSON.encode(intent.metadata)), \(stored.returnURL),
-                    \(intent.customerSheetSettings), \(StoredJSON.encode(stored.options)))
+                    \(intent.customerSheetSettings), \(StoredJSON.encode(stored.options)),
+                    \(Self.clockTime(ofCustomer: intent.customer, account: stored.accountID)))
             """
         )
     }
@@ -51,7 +81,7 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
                 confirmation_settings_id = \(stored.confirmationSettingsID),
                 payment_method_options = \(StoredJSON.encode(stored.options)),
                 microdeposits = \(StoredJSON.encodeIfPresent(stored.microdeposits)),
-                updated_at = now()
+                updated_at = now(), clock_updated_at = \(Self.clockTime(ofCustomer: intent.customer, account: stored.accountID))
             WHERE id = \(intent.id) AND account_id = \(stored.accountID)
             """
         )
@@ -65,24 +95,38 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
         return try await Self.list.page(on: connection, where: filter, pagination: pagination, decode: Self.stored)
     }
 
-    func cancelAbandoned(idleSeconds: Int) async throws -> [StoredSetupIntent] {
-        try await connection.query(
+    func cancelAbandoned(idleSeconds: Int, on timeline: SetupIntentTimeline) async throws -> [StoredSetupIntent] {
+        let waiting: PostgresQuery
+        switch timeline {
+        case .wallClock:
+            waiting = "updated_at < now() - \(idleSeconds) * interval '1 second' AND \(unsafeSQL: Self.onTheWallClock)"
+        case .testClock(let clock, let account, let time):
+            waiting = "\(Self.onTheClock(clock, account: account)) AND clock_updated_at < \(time - idleSeconds)"
+        }
+        return try await connection.query(
             """
             UPDATE setup_intents SET status = 'canceled', cancellation_reason = 'abandoned', updated_at = now()
-            WHERE status IN ('requires_payment_method', 'requires_action')
-              AND updated_at < now() - \(idleSeconds) * interval '1 second'
-              AND microdeposits IS NULL
+            WHERE status IN ('requires_payment_method', 'requires_action') AND microdeposits IS NULL AND \(waiting)
             RETURNING \(unsafeSQL: Self.columns)
             """
         ).map(Self.stored)
     }
 
-    func lockMicrodepositsSent(daysAgo days: Int) async throws -> [StoredSetupIntent] {
-        try await connection.query(
+    func lockMicrodepositsSent(daysAgo days: Int, on timeline: SetupIntentTimeline) async throws -> [StoredSetupIntent] {
+        let sent: PostgresQuery
+        switch timeline {
+        case .wallClock:
+            sent = """
+                (microdeposits ->> 'sent_at')::bigint < extract(epoch FROM now())::bigint - \(days) * 86400
+                AND \(unsafeSQL: Self.onTheWallClock)
+                """
+        case .testClock(let clock, let account, let time):
+            sent = "\(Self.onTheClock(clock, account: account)) AND (microdeposits ->> 'sent_at')::bigint < \(time - days * 86_400)"
+        }
+        return try await connection.query(
             """
             SELECT \(unsafeSQL: Self.columns) FROM setup_intents
-            WHERE status = 'requires_action' AND microdeposits IS NOT NULL
-              AND (microdeposits ->> 'sent_at')::bigint < extract(epoch FROM now())::bigint - \(days) * 86400
+            WHERE status = 'requires_action' AND microdeposits IS NOT NULL AND \(sent)
             FOR UPDATE SKIP LOCKED
             """
         ).map(Self.stored)
@@ -112,7 +156,8 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
             confirmationSettingsID: try row["confirmation_settings_id"], mandate: mandate,
             options: try StoredJSON.decodeIfPresent(SetupIntentOptions.self, from: try row["payment_method_options"])
                 ?? SetupIntentOptions(),
-            microdeposits: try StoredJSON.decodeIfPresent(PendingMicrodeposits.self, from: try row["microdeposits"])
+            microdeposits: try StoredJSON.decodeIfPresent(PendingMicrodeposits.self, from: try row["microdeposits"]),
+            clockTime: try row["clock_time"]
         )
     }
 }

@@ -68,7 +68,10 @@ public struct PurseApplication {
         )
         let backgroundDatabase = PostgresDatabase(pool: background)
         let customers = CustomerService(database: database, paymentMethods: paymentMethods, caches: caches)
-        let testClocks = TestClockService(database: database, caches: caches)
+        let setupIntents = SetupIntentService(
+            database: database, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
+        )
+        let testClocks = TestClockService(database: database, caches: caches, setupIntents: setupIntents)
         let idempotency = IdempotencyService(database: database, masterKey: masterKey)
         // This application's metrics, served at `GET /metrics`. Each application has its own, so
         // servers sharing a process (the tests) never mix their figures; none is installed as
@@ -105,9 +108,6 @@ public struct PurseApplication {
         PaymentMethodsController(paymentMethods: paymentMethods, selection: selection).register(on: api)
         let ephemeralKeys = EphemeralKeyService(database: database, lifetime: configuration.ephemeralKeyLifetime, caches: caches)
         EphemeralKeysController(ephemeralKeys: ephemeralKeys).register(on: api)
-        let setupIntents = SetupIntentService(
-            database: database, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
-        )
         SetupIntentsController(setupIntents: setupIntents).register(on: api)
         AuthenticationPageController(setupIntents: setupIntents, publicURL: publicURL).register(on: api)
         MicrodepositsPageController(setupIntents: setupIntents, publicURL: publicURL).register(on: api)
@@ -140,7 +140,10 @@ public struct PurseApplication {
         ).register(on: api)
         EventsController(events: EventService(database: database, masterKey: masterKey)).register(on: api)
         TestClocksController(clocks: testClocks).register(on: api)
-        let backgroundTestClocks = TestClockService(database: backgroundDatabase, caches: caches)
+        let backgroundSetupIntents = SetupIntentService(
+            database: backgroundDatabase, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
+        )
+        let backgroundTestClocks = TestClockService(database: backgroundDatabase, caches: caches, setupIntents: backgroundSetupIntents)
         let destinations = WebhookDestinations(
             policy: WebhookDestinationPolicy(
                 requireHTTPS: configuration.webhooks.requireHTTPS, allowList: configuration.webhooks.allowedHosts
@@ -178,9 +181,7 @@ public struct PurseApplication {
                     database: backgroundDatabase, masterKey: masterKey, lifetime: configuration.customerSessionLifetime,
                     caches: caches
                 ),
-                setupIntents: SetupIntentService(
-                    database: backgroundDatabase, processor: processor, masterKey: masterKey, publicURL: publicURL, caches: caches
-                ),
+                setupIntents: backgroundSetupIntents,
                 testClocks: backgroundTestClocks,
                 logger: logger
             ),

@@ -158,4 +158,96 @@ struct TestClockDomainTests {
         #expect(try await purse.ephemeralKeys.sweepExpired() == 1)
         #expect(try await credential(purse, secret: secret) == nil)
     }
+
+    private func intent(
+        _ purse: DomainHarness, customer: String, types: [PaymentMethodType]? = nil, options: PaymentMethodOptionsParameters? = nil
+    ) async throws -> SetupIntent {
+        var params = SetupIntentCreateParameters()
+        params.customer = customer
+        params.paymentMethodTypes = types
+        params.paymentMethodOptions = options
+        return try await purse.setupIntents.create(params, by: purse.secret, request: purse.request)
+    }
+
+    private func confirm(_ purse: DomainHarness, _ id: String, method: String) async throws -> SetupIntent {
+        var params = SetupIntentConfirmParameters()
+        params.paymentMethod = method
+        params.mandateData = method.hasPrefix("pm_usBankAccount") ? .online : nil
+        params.returnURL = "https://app.example/done"
+        return try await purse.setupIntents.confirm(id, params, by: purse.secret, request: purse.request)
+    }
+
+    private func status(_ purse: DomainHarness, _ id: String) async throws -> SetupIntentStatus {
+        try await purse.setupIntents.retrieve(id, clientSecret: nil, by: purse.secret).status
+    }
+
+    /// Waiting for a payment method or an authentication ends after a day of the customer's time:
+    /// a clocked intent outlives the wall clock's day, and ends with the advance that passes its own.
+    @Test func setupIntentsOfAClockedCustomerAreAbandonedByItsClock() async throws {
+        let purse = try await DomainHarness.make()
+        let made = try await clock(purse)
+        let clocked = try await purse.customer(testClock: made.id)
+        let waiting = try await intent(purse, customer: clocked)
+        let authenticating = try await confirm(purse, try await intent(purse, customer: clocked).id, method: "pm_card_authenticationRequired")
+        #expect(authenticating.status == .requiresAction)
+        let plain = try await intent(purse, customer: try await purse.customer())
+
+        await purse.database.advanceClock(by: 86_401)
+        #expect(try await purse.setupIntents.sweepAbandoned() == 1)
+        #expect(try await status(purse, plain.id) == .canceled)
+        #expect(try await status(purse, waiting.id) == .requiresPaymentMethod)
+
+        _ = try await advance(purse, made.id, to: Self.start + 86_400)
+        _ = try await purse.testClocks.finishAdvances()
+        #expect(try await status(purse, waiting.id) == .requiresPaymentMethod, "a day exactly is not past it")
+
+        _ = try await advance(purse, made.id, to: Self.start + 86_401)
+        let types = try await purse.eventTypes {
+            let finished = try await purse.testClocks.finishAdvances()
+            #expect(finished == 1)
+        }
+        #expect(types == ["setup_intent.canceled", "setup_intent.canceled", "test_helpers.test_clock.ready"])
+        for id in [waiting.id, authenticating.id] {
+            let canceled = try await purse.setupIntents.retrieve(id, clientSecret: nil, by: purse.secret)
+            #expect(canceled.status == .canceled && canceled.cancellationReason == "abandoned")
+        }
+    }
+
+    /// Microdeposits are sent at the clock's time (and a bank debit's mandate accepted then), and
+    /// the ten days to verify them run on it.
+    @Test func unverifiedMicrodepositsOfAClockedCustomerFailByItsClock() async throws {
+        let purse = try await DomainHarness.make()
+        let made = try await clock(purse)
+        let customer = try await purse.customer(testClock: made.id)
+        let options = PaymentMethodOptionsParameters(usBankAccount: .init(verificationMethod: .microdeposits))
+        let waiting = try await intent(purse, customer: customer, types: [.usBankAccount], options: options)
+        _ = try await confirm(purse, waiting.id, method: "pm_usBankAccount_success")
+        let stored = try #require(await purse.database.snapshot().setupIntents[waiting.id]?.stored)
+        #expect(stored.microdeposits?.sentAt == Self.start)
+        #expect(stored.mandate?["customer_acceptance"]?["accepted_at"] == .int(Self.start))
+        #expect(try await purse.setupIntents.sweepAbandoned() == 0)
+
+        _ = try await advance(purse, made.id, to: Self.start + PendingMicrodeposits.verificationDays * 86_400 + 1)
+        let types = try await purse.eventTypes { _ = try await purse.testClocks.finishAdvances() }
+        #expect(types == ["setup_intent.setup_failed", "test_helpers.test_clock.ready"])
+        let failed = try await purse.setupIntents.retrieve(waiting.id, clientSecret: nil, by: purse.secret)
+        #expect(failed.lastSetupError?.code == "payment_method_microdeposit_verification_timeout")
+    }
+
+    /// A card takes its customer's clock once attached: a new expiry is judged at the clock's time.
+    @Test func anAttachedCardsNewExpiryIsJudgedAtItsCustomersClock() async throws {
+        let purse = try await DomainHarness.make()
+        let made = try await clock(purse)  // November 2023
+        var params = PaymentMethodUpdateParameters()
+        params.card = .init(expMonth: 12, expYear: 2024)
+        let clocked = try await purse.attach(to: try await purse.customer(testClock: made.id))
+        let updated = try await purse.paymentMethods.update(clocked.id, params, by: purse.secret, request: purse.request)
+        #expect(updated.card?.expYear == 2024)
+
+        let plain = try await purse.attach(to: try await purse.customer())
+        let error = await #expect(throws: PurseError.self) {
+            _ = try await purse.paymentMethods.update(plain.id, params, by: purse.secret, request: purse.request)
+        }
+        #expect(error?.code == "invalid_expiry_year")
+    }
 }

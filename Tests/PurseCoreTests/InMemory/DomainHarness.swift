@@ -52,7 +52,7 @@ struct DomainHarness {
             database: database, masterKey: masterKey, retrySchedule: [60, 300], giveUpAfter: 3 * 86_400, attemptTimeout: .seconds(5)
         )
         portal = BillingPortalService(database: database, masterKey: masterKey, publicURL: PublicURL("http://purse.test"))
-        testClocks = TestClockService(database: database, caches: caches)
+        testClocks = TestClockService(database: database, caches: caches, setupIntents: setupIntents)
         portalPages = BillingPortalPages(
             database: database, masterKey: masterKey, publicURL: PublicURL("http://purse.test"), setupIntents: setupIntents,
             paymentMethods: paymentMethods, selection: selection, sheetSettings: sheetSettings

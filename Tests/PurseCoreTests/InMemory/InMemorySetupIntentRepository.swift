@@ -2,18 +2,19 @@ import PurseModels
 
 @testable import PurseCore
 
-/// A row of `setup_intents`, with `updated_at` (the database clock's seconds) that the sweep of
-/// abandoned intents judges by.
+/// A row of `setup_intents`, with `updated_at` (the database clock's seconds) and
+/// `clock_updated_at` (its customer's test clock's) that the sweep of abandoned intents judges by.
 struct SetupIntentRow: KeysetRow {
     var stored: StoredSetupIntent
     var updatedAt: Int
+    var clockUpdatedAt: Int?
     let seq: Int
 
     var id: String { stored.intent.id }
     var created: Int { stored.intent.created }
 
-    /// The intent as a read builds it: only what has a column.
-    var read: StoredSetupIntent {
+    /// The intent as a read builds it: only what has a column, and its customer's clock time.
+    func read(in state: InMemoryState) -> StoredSetupIntent {
         let old = stored.intent
         var intent = SetupIntent(
             id: old.id, created: old.created, customer: old.customer, description: old.description, metadata: old.metadata,
@@ -26,7 +27,8 @@ struct SetupIntentRow: KeysetRow {
         return StoredSetupIntent(
             intent: intent, accountID: stored.accountID, attempt: stored.attempt, returnURL: stored.returnURL,
             confirmedByClient: stored.confirmedByClient, confirmationSettingsID: stored.confirmationSettingsID,
-            mandate: stored.mandate, options: stored.options, microdeposits: stored.microdeposits
+            mandate: stored.mandate, options: stored.options, microdeposits: stored.microdeposits,
+            clockTime: old.customer.flatMap(state.liveClockTime(ofCustomer:))
         )
     }
 }
@@ -50,14 +52,17 @@ struct InMemorySetupIntentRepository: SetupIntentRepository {
             inserted.intent.cancellationReason = nil
             inserted.intent.lastSetupError = nil
             inserted.intent.mandate = nil
-            state.setupIntents[intent.id] = SetupIntentRow(stored: inserted, updatedAt: state.now, seq: state.nextSeq())
+            state.setupIntents[intent.id] = SetupIntentRow(
+                stored: inserted, updatedAt: state.now, clockUpdatedAt: intent.customer.flatMap(state.liveClockTime(ofCustomer:)),
+                seq: state.nextSeq()
+            )
         }
     }
 
     func find(_ id: String, account: String?, lock: Bool) async throws -> StoredSetupIntent? {
         await database.read { state in
             guard let row = state.setupIntents[id], account == nil || row.stored.accountID == account else { return nil }
-            return row.read
+            return row.read(in: state)
         }
     }
 
@@ -82,6 +87,7 @@ struct InMemorySetupIntentRepository: SetupIntentRepository {
             row.stored.options = stored.options
             row.stored.microdeposits = stored.microdeposits
             row.updatedAt = state.now
+            row.clockUpdatedAt = new.customer.flatMap(state.liveClockTime(ofCustomer:))
             state.setupIntents[new.id] = row
         }
     }
@@ -96,35 +102,60 @@ struct InMemorySetupIntentRepository: SetupIntentRepository {
                         && (query.paymentMethod == nil || intent.paymentMethod == query.paymentMethod)
                         && (query.created?.contains(row.created) ?? true)
                 },
-                pagination: pagination, noun: "setup intent", decode: \.read
+                pagination: pagination, noun: "setup intent", decode: { $0.read(in: state) }
             )
         }
     }
 
-    func cancelAbandoned(idleSeconds: Int) async throws -> [StoredSetupIntent] {
+    func cancelAbandoned(idleSeconds: Int, on timeline: SetupIntentTimeline) async throws -> [StoredSetupIntent] {
         try await database.write { state in
             let now = state.now
             var canceled: [StoredSetupIntent] = []
             for (id, var row) in state.setupIntents
-            where [.requiresPaymentMethod, .requiresAction].contains(row.stored.intent.status) && row.updatedAt < now - idleSeconds
-                && row.stored.microdeposits == nil
-            {
+            where [.requiresPaymentMethod, .requiresAction].contains(row.stored.intent.status) && row.stored.microdeposits == nil {
+                switch Self.time(of: row, on: timeline, in: state) {
+                case .wall where row.updatedAt < now - idleSeconds: break
+                case .clock(let time) where (row.clockUpdatedAt ?? .max) < time - idleSeconds: break
+                default: continue
+                }
                 row.stored.intent.status = .canceled
                 row.stored.intent.cancellationReason = "abandoned"
                 row.updatedAt = now
                 state.setupIntents[id] = row
-                canceled.append(row.read)
+                canceled.append(row.read(in: state))
             }
             return canceled
         }
     }
 
-    func lockMicrodepositsSent(daysAgo days: Int) async throws -> [StoredSetupIntent] {
+    func lockMicrodepositsSent(daysAgo days: Int, on timeline: SetupIntentTimeline) async throws -> [StoredSetupIntent] {
         await database.read { state in
             state.setupIntents.values.filter { row in
                 guard row.stored.intent.status == .requiresAction, let pending = row.stored.microdeposits else { return false }
-                return pending.sentAt < state.now - days * 86_400
-            }.map(\.read)
+                switch Self.time(of: row, on: timeline, in: state) {
+                case .wall: return pending.sentAt < state.now - days * 86_400
+                case .clock(let time): return pending.sentAt < time - days * 86_400
+                case nil: return false
+                }
+            }.map { $0.read(in: state) }
+        }
+    }
+
+    /// The time a sweep on `timeline` judges `row` by; nil when the row is not on it.
+    private enum SweepTime {
+        case wall
+        case clock(Int)
+    }
+    private static func time(of row: SetupIntentRow, on timeline: SetupIntentTimeline, in state: InMemoryState) -> SweepTime? {
+        let liveClock = row.clockUpdatedAt == nil ? nil : row.stored.intent.customer.flatMap(state.liveClockTime(ofCustomer:))
+        switch timeline {
+        case .wallClock:
+            return liveClock == nil ? .wall : nil
+        case .testClock(let clock, let account, let time):
+            guard row.stored.accountID == account, row.clockUpdatedAt != nil,
+                let customer = row.stored.intent.customer, state.customers[customer]?.customer.testClock == clock
+            else { return nil }
+            return .clock(time)
         }
     }
 

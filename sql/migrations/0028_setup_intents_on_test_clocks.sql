@@ -1,0 +1,13 @@
+-- A setup intent of a customer on a test clock ages by that clock, not by the wall: its waits
+-- for a payment method, an authentication or microdeposits end when an advance moves the clock
+-- past them. clock_updated_at is the clock's time at the intent's last change (null for an
+-- intent on the wall clock); microdeposits' sent_at is already in the intent's own time.
+ALTER TABLE setup_intents ADD COLUMN clock_updated_at bigint;
+
+UPDATE setup_intents si SET clock_updated_at = t.frozen_time
+FROM customers c JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id
+WHERE c.id = si.customer_id AND c.account_id = si.account_id;
+
+-- The intents an advance looks at: those of a clock's customers still waiting.
+CREATE INDEX setup_intents_on_test_clocks ON setup_intents (customer_id)
+    WHERE clock_updated_at IS NOT NULL AND status IN ('requires_payment_method', 'requires_action');

@@ -315,7 +315,7 @@ doc = {
       "post": {"operationId": "updateBillingPortalConfiguration", "summary": "Update a portal configuration: only what is sent changes; an empty value unsets (secret key)", "parameters": [pathid()], "requestBody": body(portal_configuration_update_props), "responses": resp(ref("BillingPortalConfiguration"))},
     },
     "/v1/test_helpers/test_clocks": {
-      "post": {"operationId": "createTestClock", "summary": "Create a test clock frozen at frozen_time (secret key); it is deleted, with its customers, 30 days later", "requestBody": body({"frozen_time": TIMESTAMP, "name": {"type": "string", "maxLength": 300}, "expand": {"type": "array", "items": S}}, ["frozen_time"]), "responses": resp(ref("TestClock"))},
+      "post": {"operationId": "createTestClock", "summary": "Create a test clock frozen at frozen_time (secret key); it is deleted, with its customers, 30 days later", "requestBody": body({"frozen_time": TIMESTAMP, "name": {"type": "string", "maxLength": 300}, "customer": {**STR, "description": "An existing customer on no clock, put on this one for good"}, "expand": {"type": "array", "items": S}}, ["frozen_time"]), "responses": resp(ref("TestClock"))},
       "get": {"operationId": "listTestClocks", "summary": "List test clocks, newest first (secret key)", "parameters": PAGE + [EXPAND], "responses": resp(ref("TestClockList"))},
     },
     "/v1/test_helpers/test_clocks/{id}": {

@@ -30,7 +30,7 @@ public enum PurseSQL {
         ("0025_billing_portal.sql", text(PackageResources._025_billing_portal_sql)),
         ("0026_test_clocks.sql", text(PackageResources._026_test_clocks_sql)),
         ("0027_test_clock_advances.sql", text(PackageResources._027_test_clock_advances_sql)),
-        ("0028_setup_intents_on_test_clocks.sql", text(PackageResources._028_setup_intents_on_test_clocks_sql)),
+        ("0028_time_on_test_clocks.sql", text(PackageResources._028_time_on_test_clocks_sql)),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String {

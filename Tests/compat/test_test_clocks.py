@@ -9,6 +9,8 @@ Read in stripe-python 16.1.0:
   OBJECT_NAME "test_helpers.test_clock"): `create`, `retrieve`, `list`, `delete` and `advance`, in
   class and instance forms.
 - `StripeClient.v1.customers.create / list / retrieve` with `test_clock`, and `expand`.
+- `TestClockCreateParams.customer` (`stripe/params/test_helpers/_test_clock_create_params.py`):
+  "Existing customer this test clock will be attached to".
 
 Beyond Stripe (Purse's choice, docs/test-clocks.md): a customer on a clock lives by its time. Its
 ephemeral keys and customer sessions are created at the clock's time and expire by it (`expires`,
@@ -281,6 +283,23 @@ def test_an_attached_cards_new_expiry_is_judged_at_its_customers_time(client):
     with pytest.raises(stripe.CardError) as refused:
         client.v1.payment_methods.update(methods[1].id, params=expiry)
     assert error_of(refused)["code"] == "invalid_expiry_year"
+
+
+def test_an_existing_customer_is_put_on_a_new_clock_once(client):
+    """`customer` on a clock's creation (stripe-python 16.1.0's `TestClockCreateParams.customer`,
+    Stripe's API since 2026-05-27.dahlia) puts an existing customer on the clock for good; one
+    already on a clock is refused, and no clock is made."""
+    customer = client.v1.customers.create().id
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": START, "customer": customer})
+    assert client.v1.customers.retrieve(customer).test_clock == clock.id
+    assert [c.id for c in client.v1.customers.list(params={"test_clock": clock.id}).data] == [customer]
+    key = client.v1.ephemeral_keys.create(params={"customer": customer}, options={"stripe_version": MOBILE_SDK_VERSION})
+    assert key.created == START
+    clocks_before = len(client.v1.test_helpers.test_clocks.list(params={"limit": 100}).data)
+    with pytest.raises(stripe.InvalidRequestError) as refused:
+        client.v1.test_helpers.test_clocks.create(params={"frozen_time": START, "customer": customer})
+    assert (refused.value.http_status, error_of(refused)["param"]) == (400, "customer")
+    assert len(client.v1.test_helpers.test_clocks.list(params={"limit": 100}).data) == clocks_before
 
 
 def test_customers_racing_for_a_clocks_last_places_get_three(client):

@@ -89,4 +89,8 @@ public protocol SetupIntentRepository: Sendable {
     /// The intents of `timeline` still waiting for microdeposits sent more than `days` ago by its
     /// time, locked; those another transaction holds are skipped, for the next sweep.
     func lockMicrodepositsSent(daysAgo days: Int, on timeline: SetupIntentTimeline) async throws -> [StoredSetupIntent]
+
+    /// Stamps the waiting intents of a customer just put on a test clock with the clock's time,
+    /// from which they now age.
+    func joinClock(customer: String, account: String) async throws
 }

@@ -42,4 +42,7 @@ public protocol TestClockRepository: Sendable {
 
     /// The ids of the clock's live customers.
     func customers(of id: String, account: String) async throws -> [String]
+
+    /// Puts a locked customer on no clock on the clock `id`, for good.
+    func putOnClock(customer: String, clock id: String, account: String) async throws
 }

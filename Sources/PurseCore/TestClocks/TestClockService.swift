@@ -34,13 +34,41 @@ public struct TestClockService: Sendable {
             id: ObjectID.make(.testClock), created: now, deletesAfter: now + TestClockRules.lifetime, frozenTime: params.frozenTime,
             name: params.name, advancingTo: nil
         )
-        try await database.transaction { repositories in
+        let customer = params.customer
+        // The customer's credentials held in memory carry its time, which is now the clock's.
+        defer { if customer != nil { caches.invalidate(topic: ChangeCaches.credentialsTopic) } }
+        try await database.transaction(retryingConflicts: 2) { repositories in
             try await repositories.testClocks.insert(StoredTestClock(clock: clock, initialFrozenTime: clock.frozenTime), account: caller.accountID)
             try await repositories.events.record(
                 NewEvent("test_helpers.test_clock.created", object: try JSONValueEncoder().encode(clock), account: caller.accountID, request: request)
             )
+            if let customer {
+                try await Self.putOnClock(customer, clock: clock, account: caller.accountID, request: request, in: repositories)
+            }
         }
         return clock
+    }
+
+    /// Puts an existing customer on a new clock, for good: its keys, sessions and waiting setup
+    /// intents live by the clock from then on. A customer already on a clock stays there.
+    private static func putOnClock(
+        _ id: String, clock: TestClock, account: String, request: RequestInfo, in repositories: Repositories
+    ) async throws {
+        guard let stored = try await repositories.customers.lockLive(id, visibleTo: Visibility(account: account)) else {
+            throw PurseError.noSuch("customer", id, param: "customer")
+        }
+        if let current = stored.customer.testClock {
+            throw PurseError.invalidParameter(
+                "customer", "The customer \(id) is already on the test clock \(current): a customer stays on its clock for good."
+            )
+        }
+        try await repositories.testClocks.putOnClock(customer: id, clock: clock.id, account: account)
+        try await repositories.setupIntents.joinClock(customer: id, account: account)
+        var moved = stored.customer
+        moved.testClock = clock.id
+        if let event = try NewEvent("customer.updated", from: stored.customer, to: moved, account: account, request: request) {
+            try await repositories.events.record(event)
+        }
     }
 
     public func retrieve(_ id: String, by caller: Credential) async throws -> TestClock {

@@ -132,6 +132,15 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
         ).map(Self.stored)
     }
 
+    func joinClock(customer: String, account: String) async throws {
+        try await connection.query(
+            """
+            UPDATE setup_intents SET clock_updated_at = \(Self.clockTime(ofCustomer: customer, account: account))
+            WHERE customer_id = \(customer) AND account_id = \(account) AND status IN ('requires_payment_method', 'requires_action')
+            """
+        )
+    }
+
     private static func stored(_ row: PostgresRow) throws -> StoredSetupIntent {
         let statusText: String = try row["status"]
         guard let status = SetupIntentStatus(rawValue: statusText) else {

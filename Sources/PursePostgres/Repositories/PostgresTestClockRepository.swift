@@ -82,6 +82,12 @@ struct PostgresTestClockRepository: TestClockRepository {
         ).map { try $0["id"] }
     }
 
+    func putOnClock(customer: String, clock id: String, account: String) async throws {
+        try await connection.query(
+            "UPDATE customers SET test_clock = \(id) WHERE id = \(customer) AND account_id = \(account) AND test_clock IS NULL"
+        )
+    }
+
     private static func stored(_ row: PostgresRow) throws -> StoredTestClock {
         StoredTestClock(
             clock: TestClock(

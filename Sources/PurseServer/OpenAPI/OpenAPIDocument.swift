@@ -15699,6 +15699,11 @@ enum OpenAPIDocument {
                     "type": "string",
                     "maxLength": 300
                   },
+                  "customer": {
+                    "type": "string",
+                    "maxLength": 5000,
+                    "description": "An existing customer on no clock, put on this one for good"
+                  },
                   "expand": {
                     "anyOf": [
                       {
@@ -15738,6 +15743,18 @@ enum OpenAPIDocument {
                       {
                         "type": "string",
                         "maxLength": 300
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "customer": {
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 5000,
+                        "description": "An existing customer on no clock, put on this one for good"
                       },
                       {
                         "type": "null"

@@ -250,4 +250,36 @@ struct TestClockDomainTests {
         }
         #expect(error?.code == "invalid_expiry_year")
     }
+
+    /// `customer` on a clock's creation puts an existing customer on it for good: what it makes
+    /// from then on, and the setup intents it left waiting, live by the clock.
+    @Test func anExistingCustomerCanBePutOnANewClockOnce() async throws {
+        let purse = try await DomainHarness.make()
+        let customer = try await purse.customer()
+        let waiting = try await intent(purse, customer: customer)
+        let params = TestClockCreateParameters(frozenTime: Self.start, customer: customer)
+        var made: TestClock?
+        let types = try await purse.eventTypes {
+            made = try await purse.testClocks.create(params, by: purse.secret, request: purse.request)
+        }
+        let clock = try #require(made)
+        #expect(types == ["test_helpers.test_clock.created", "customer.updated"])
+        #expect(try await purse.currentCustomer(customer).testClock == clock.id)
+        #expect(try await purse.ephemeralKeys.create(.init(customer: customer), by: purse.secret).created == Self.start)
+        #expect(try await purse.setupIntents.sweepAbandoned() == 0)
+        _ = try await advance(purse, clock.id, to: Self.start + 86_401)
+        _ = try await purse.testClocks.finishAdvances()
+        #expect(try await status(purse, waiting.id) == .canceled)
+
+        let clocksBefore = await purse.database.snapshot().testClocks.count
+        let onAClock = await #expect(throws: PurseError.self) {
+            _ = try await purse.testClocks.create(params, by: purse.secret, request: purse.request)
+        }
+        #expect(onAClock?.param == "customer" && onAClock?.message.contains("already on the test clock \(clock.id)") == true)
+        let unknown = await #expect(throws: PurseError.self) {
+            _ = try await purse.testClocks.create(.init(frozenTime: Self.start, customer: "cus_missing"), by: purse.secret, request: purse.request)
+        }
+        #expect(unknown?.code == "resource_missing" && unknown?.param == "customer")
+        #expect(await purse.database.snapshot().testClocks.count == clocksBefore, "a refused creation makes no clock")
+    }
 }

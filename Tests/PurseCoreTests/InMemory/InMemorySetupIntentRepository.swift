@@ -141,6 +141,18 @@ struct InMemorySetupIntentRepository: SetupIntentRepository {
         }
     }
 
+    func joinClock(customer: String, account: String) async throws {
+        try await database.write { state in
+            for (id, var row) in state.setupIntents
+            where row.stored.accountID == account && row.stored.intent.customer == customer
+                && [.requiresPaymentMethod, .requiresAction].contains(row.stored.intent.status)
+            {
+                row.clockUpdatedAt = state.liveClockTime(ofCustomer: customer)
+                state.setupIntents[id] = row
+            }
+        }
+    }
+
     /// The time a sweep on `timeline` judges `row` by; nil when the row is not on it.
     private enum SweepTime {
         case wall

@@ -100,4 +100,13 @@ struct InMemoryTestClockRepository: TestClockRepository {
                 .sorted { ($0.created, $0.seq) < ($1.created, $1.seq) }.map(\.id)
         }
     }
+
+    func putOnClock(customer: String, clock id: String, account: String) async throws {
+        try await database.write { state in
+            guard var row = state.customers[customer], row.account == account, row.customer.testClock == nil else { return }
+            guard state.testClocks[id]?.account == account else { throw InMemoryDatabaseError.constraint("customers_test_clock_fkey") }
+            row.customer.testClock = id
+            state.customers[customer] = row
+        }
+    }
 }

@@ -11,3 +11,9 @@ WHERE c.id = si.customer_id AND c.account_id = si.account_id;
 -- The intents an advance looks at: those of a clock's customers still waiting.
 CREATE INDEX setup_intents_on_test_clocks ON setup_intents (customer_id)
     WHERE clock_updated_at IS NOT NULL AND status IN ('requires_payment_method', 'requires_action');
+
+-- An existing customer can be put on a new clock (`customer` on the clock's creation): servers
+-- keep its credentials in memory with its time, which is now the clock's.
+CREATE TRIGGER customers_on_test_clock AFTER UPDATE ON customers FOR EACH ROW
+    WHEN (OLD.test_clock IS DISTINCT FROM NEW.test_clock)
+    EXECUTE FUNCTION purse_notify_change('credentials');

@@ -56,12 +56,19 @@ struct PostgresCustomerCredentialRepository: CustomerCredentialRepository {
     }
 
     func deleteEphemeralKeys(expiredFor grace: Int, now: Int) async throws -> Int {
-        // Found by the wall clock (its index), kept while a clock they live by has not passed them.
+        try await deleteExpired(from: "ephemeral_keys", as: "k", expiry: "expires", grace: grace, now: now)
+    }
+
+    /// Deletes the rows of `table` (code constants, as `alias`) whose `expiry` column is `grace`
+    /// seconds past: found by the wall clock (their index), kept while a clock they live by has
+    /// not passed them.
+    private func deleteExpired(from table: String, as alias: String, expiry: String, grace: Int, now: Int) async throws -> Int {
         try await connection.query(
             """
-            DELETE FROM ephemeral_keys k WHERE k.expires < \(now - grace) AND NOT EXISTS (
+            DELETE FROM \(unsafeSQL: table) \(unsafeSQL: alias) WHERE \(unsafeSQL: alias).\(unsafeSQL: expiry) < \(now - grace) AND NOT EXISTS (
                 SELECT 1 FROM customers c JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id
-                WHERE c.id = k.customer_id AND c.account_id = k.account_id AND NOT t.deleted AND k.expires >= t.frozen_time - \(grace)
+                WHERE c.id = \(unsafeSQL: alias).customer_id AND c.account_id = \(unsafeSQL: alias).account_id AND NOT t.deleted
+                  AND \(unsafeSQL: alias).\(unsafeSQL: expiry) >= t.frozen_time - \(grace)
             )
             """
         ).affectedRows
@@ -128,14 +135,7 @@ struct PostgresCustomerCredentialRepository: CustomerCredentialRepository {
     }
 
     func deleteSessions(expiredFor grace: Int, now: Int) async throws -> Int {
-        try await connection.query(
-            """
-            DELETE FROM customer_sessions s WHERE s.expires_at < \(now - grace) AND NOT EXISTS (
-                SELECT 1 FROM customers c JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id
-                WHERE c.id = s.customer_id AND c.account_id = s.account_id AND NOT t.deleted AND s.expires_at >= t.frozen_time - \(grace)
-            )
-            """
-        ).affectedRows
+        try await deleteExpired(from: "customer_sessions", as: "s", expiry: "expires_at", grace: grace, now: now)
     }
 
     // MARK: - Authentication

@@ -285,12 +285,15 @@ def test_an_attached_cards_new_expiry_is_judged_at_its_customers_time(client):
     assert error_of(refused)["code"] == "invalid_expiry_year"
 
 
-def test_an_existing_customer_is_put_on_a_new_clock_once(client):
+def test_an_existing_customer_is_put_on_a_new_clock_once(purse, client):
     """`customer` on a clock's creation (stripe-python 16.1.0's `TestClockCreateParams.customer`,
-    Stripe's API since 2026-05-27.dahlia) puts an existing customer on the clock for good; one
+    Stripe's API since 2026-05-27.dahlia) puts an existing customer on the clock for good. Its
+    keys, timed by the wall clock, are revoked (Purse's choice: new ones live by the clock); one
     already on a clock is refused, and no clock is made."""
     customer = client.v1.customers.create().id
+    old_key = client.v1.ephemeral_keys.create(params={"customer": customer}, options={"stripe_version": MOBILE_SDK_VERSION})
     clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": START, "customer": customer})
+    assert status_of(lambda: purse.client(old_key.secret, max_network_retries=0).v1.customers.retrieve(customer))[0] == 401
     assert client.v1.customers.retrieve(customer).test_clock == clock.id
     assert [c.id for c in client.v1.customers.list(params={"test_clock": clock.id}).data] == [customer]
     key = client.v1.ephemeral_keys.create(params={"customer": customer}, options={"stripe_version": MOBILE_SDK_VERSION})
@@ -299,6 +302,9 @@ def test_an_existing_customer_is_put_on_a_new_clock_once(client):
     with pytest.raises(stripe.InvalidRequestError) as refused:
         client.v1.test_helpers.test_clocks.create(params={"frozen_time": START, "customer": customer})
     assert (refused.value.http_status, error_of(refused)["param"]) == (400, "customer")
+    with pytest.raises(stripe.InvalidRequestError) as unknown:
+        client.v1.test_helpers.test_clocks.create(params={"frozen_time": START, "customer": "cus_missing"})
+    assert (unknown.value.http_status, error_of(unknown)["code"]) == (400, "resource_missing")
     assert len(client.v1.test_helpers.test_clocks.list(params={"limit": 100}).data) == clocks_before
 
 

@@ -45,7 +45,7 @@ public struct StoredSetupIntent: Sendable, Equatable {
 
 /// Whose time a sweep of setup intents goes by.
 public enum SetupIntentTimeline: Sendable, Equatable {
-    /// Every account's intents but those of customers on a test clock, at the database's time.
+    /// Every account's intents but those of customers on a live test clock, at the database's time.
     case wallClock
     /// The intents of one test clock's customers, at the clock's time.
     case testClock(id: String, account: String, time: Int)
@@ -87,10 +87,16 @@ public protocol SetupIntentRepository: Sendable {
     func cancelAbandoned(idleSeconds: Int, on timeline: SetupIntentTimeline) async throws -> [StoredSetupIntent]
 
     /// The intents of `timeline` still waiting for microdeposits sent more than `days` ago by its
-    /// time, locked; those another transaction holds are skipped, for the next sweep.
+    /// time, locked. On the wall clock those another transaction holds are skipped, for the next
+    /// sweep; a test clock's advance waits for them, as nothing else would end them.
     func lockMicrodepositsSent(daysAgo days: Int, on timeline: SetupIntentTimeline) async throws -> [StoredSetupIntent]
 
-    /// Stamps the waiting intents of a customer just put on a test clock with the clock's time,
-    /// from which they now age.
-    func joinClock(customer: String, account: String) async throws
+    /// Locks the waiting intents of a customer joining a test clock and starts their waits over at
+    /// the clock's `time`: their last change, and microdeposits' `sent_at` and `arrival_date`
+    /// (those of `resent`; the failed attempts are kept).
+    func joinClock(customer: String, account: String, time: Int, resent: PendingMicrodeposits) async throws
+
+    /// Gives the waiting intents of `clock`'s customers that have no clock time (written as their
+    /// customer was joining the clock) its `time`, from which they age.
+    func stampClockTime(clock: String, account: String, time: Int) async throws
 }

@@ -463,6 +463,9 @@ public struct SetupIntentService: Sendable {
     /// The same for the intents of `timeline`, in the caller's transaction: a test clock's
     /// advance runs it at the clock's new time, so what waited too long has ended once it is ready.
     public func lapse(_ timeline: SetupIntentTimeline, in repositories: Repositories) async throws -> Int {
+        if case .testClock(let clock, let account, let time) = timeline {
+            try await repositories.setupIntents.stampClockTime(clock: clock, account: account, time: time)
+        }
         let unverified = try await repositories.setupIntents.lockMicrodepositsSent(
             daysAgo: PendingMicrodeposits.verificationDays, on: timeline
         )

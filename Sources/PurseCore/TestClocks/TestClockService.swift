@@ -49,11 +49,16 @@ public struct TestClockService: Sendable {
         return clock
     }
 
-    /// Puts an existing customer on a new clock, for good: its keys, sessions and waiting setup
-    /// intents live by the clock from then on. A customer already on a clock stays there.
+    /// Puts an existing customer on a new clock, for good. Its waiting setup intents start their
+    /// waits over at the clock's time, and its keys and sessions, timed by the wall clock, are
+    /// revoked: new ones live by the clock. A customer already on a clock stays there.
     private static func putOnClock(
         _ id: String, clock: TestClock, account: String, request: RequestInfo, in repositories: Repositories
     ) async throws {
+        // The intents first, then the customer: the order a confirmation locks them in.
+        try await repositories.setupIntents.joinClock(
+            customer: id, account: account, time: clock.frozenTime, resent: .sent(now: clock.frozenTime)
+        )
         guard let stored = try await repositories.customers.lockLive(id, visibleTo: Visibility(account: account)) else {
             throw PurseError.noSuch("customer", id, param: "customer")
         }
@@ -63,7 +68,8 @@ public struct TestClockService: Sendable {
             )
         }
         try await repositories.testClocks.putOnClock(customer: id, clock: clock.id, account: account)
-        try await repositories.setupIntents.joinClock(customer: id, account: account)
+        _ = try await EphemeralKeyService.revokeAll(customer: id, account: account, in: repositories)
+        _ = try await CustomerSessionService.revokeAll(customer: id, account: account, in: repositories)
         var moved = stored.customer
         moved.testClock = clock.id
         if let event = try NewEvent("customer.updated", from: stored.customer, to: moved, account: account, request: request) {

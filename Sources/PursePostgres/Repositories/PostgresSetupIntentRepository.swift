@@ -25,20 +25,17 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
         """
     }
 
-    /// Intents not on a live test clock: the wall clock's.
+    /// Intents whose customer is on no live test clock: the wall clock's.
     private static let onTheWallClock = """
-        (clock_updated_at IS NULL OR NOT EXISTS (
+        NOT EXISTS (
             SELECT 1 FROM customers c
             JOIN test_clocks t ON t.id = c.test_clock AND t.account_id = c.account_id AND NOT t.deleted
-            WHERE c.id = setup_intents.customer_id AND c.account_id = setup_intents.account_id))
+            WHERE c.id = setup_intents.customer_id AND c.account_id = setup_intents.account_id)
         """
 
     /// The intents of one clock's customers.
     private static func onTheClock(_ clock: String, account: String) -> PostgresQuery {
-        """
-        account_id = \(account) AND clock_updated_at IS NOT NULL
-        AND customer_id IN (SELECT id FROM customers WHERE test_clock = \(clock) AND account_id = \(account))
-        """
+        "account_id = \(account) AND customer_id IN (SELECT id FROM customers WHERE test_clock = \(clock) AND account_id = \(account))"
     }
 
     private static let list = KeysetList(table: "setup_intents", columns: columns, noun: "setup intent")
@@ -123,20 +120,33 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
         case .testClock(let clock, let account, let time):
             sent = "\(Self.onTheClock(clock, account: account)) AND (microdeposits ->> 'sent_at')::bigint < \(time - days * 86_400)"
         }
+        let lock = timeline == .wallClock ? "FOR UPDATE SKIP LOCKED" : "FOR UPDATE"
         return try await connection.query(
             """
             SELECT \(unsafeSQL: Self.columns) FROM setup_intents
             WHERE status = 'requires_action' AND microdeposits IS NOT NULL AND \(sent)
-            FOR UPDATE SKIP LOCKED
+            \(unsafeSQL: lock)
             """
         ).map(Self.stored)
     }
 
-    func joinClock(customer: String, account: String) async throws {
+    func joinClock(customer: String, account: String, time: Int, resent: PendingMicrodeposits) async throws {
         try await connection.query(
             """
-            UPDATE setup_intents SET clock_updated_at = \(Self.clockTime(ofCustomer: customer, account: account))
+            UPDATE setup_intents
+            SET clock_updated_at = \(time),
+                microdeposits = microdeposits || jsonb_build_object('sent_at', \(resent.sentAt), 'arrival_date', \(resent.arrivalDate))
             WHERE customer_id = \(customer) AND account_id = \(account) AND status IN ('requires_payment_method', 'requires_action')
+            """
+        )
+    }
+
+    func stampClockTime(clock: String, account: String, time: Int) async throws {
+        try await connection.query(
+            """
+            UPDATE setup_intents SET clock_updated_at = \(time)
+            WHERE \(Self.onTheClock(clock, account: account)) AND clock_updated_at IS NULL
+              AND status IN ('requires_payment_method', 'requires_action')
             """
         )
     }

@@ -252,11 +252,16 @@ struct TestClockDomainTests {
     }
 
     /// `customer` on a clock's creation puts an existing customer on it for good: what it makes
-    /// from then on, and the setup intents it left waiting, live by the clock.
+    /// from then on lives by the clock, the setup intents it left waiting start their waits over at
+    /// the clock's time, and its keys, timed by the wall clock, are revoked.
     @Test func anExistingCustomerCanBePutOnANewClockOnce() async throws {
         let purse = try await DomainHarness.make()
         let customer = try await purse.customer()
         let waiting = try await intent(purse, customer: customer)
+        let options = PaymentMethodOptionsParameters(usBankAccount: .init(verificationMethod: .microdeposits))
+        let deposits = try await intent(purse, customer: customer, types: [.usBankAccount], options: options)
+        _ = try await confirm(purse, deposits.id, method: "pm_usBankAccount_success")
+        let secret = try #require(try await purse.ephemeralKeys.create(.init(customer: customer), by: purse.secret).secret)
         let params = TestClockCreateParameters(frozenTime: Self.start, customer: customer)
         var made: TestClock?
         let types = try await purse.eventTypes {
@@ -265,11 +270,17 @@ struct TestClockDomainTests {
         let clock = try #require(made)
         #expect(types == ["test_helpers.test_clock.created", "customer.updated"])
         #expect(try await purse.currentCustomer(customer).testClock == clock.id)
+        #expect(try await credential(purse, secret: secret) == nil, "a key timed by the wall clock is revoked")
         #expect(try await purse.ephemeralKeys.create(.init(customer: customer), by: purse.secret).created == Self.start)
+        let pending = await purse.database.snapshot().setupIntents[deposits.id]?.stored.microdeposits
+        #expect(pending?.sentAt == Self.start && pending?.arrivalDate == Self.start + 2 * 86_400)
+        // The wall clock's day passes; the intents are the clock's.
+        await purse.database.advanceClock(by: 86_401)
         #expect(try await purse.setupIntents.sweepAbandoned() == 0)
         _ = try await advance(purse, clock.id, to: Self.start + 86_401)
         _ = try await purse.testClocks.finishAdvances()
         #expect(try await status(purse, waiting.id) == .canceled)
+        #expect(try await status(purse, deposits.id) == .requiresAction)
 
         let clocksBefore = await purse.database.snapshot().testClocks.count
         let onAClock = await #expect(throws: PurseError.self) {
@@ -281,5 +292,23 @@ struct TestClockDomainTests {
         }
         #expect(unknown?.code == "resource_missing" && unknown?.param == "customer")
         #expect(await purse.database.snapshot().testClocks.count == clocksBefore, "a refused creation makes no clock")
+    }
+
+    /// An intent written as its customer joined a clock, with no clock time, is the clock's all
+    /// the same: the next advance gives it the clock's time, and it ages from there.
+    @Test func anIntentWithNoClockTimeIsStampedByTheNextAdvance() async throws {
+        let purse = try await DomainHarness.make()
+        let made = try await clock(purse)
+        let customer = try await purse.customer(testClock: made.id)
+        let waiting = try await intent(purse, customer: customer)
+        try await purse.database.write { state in state.setupIntents[waiting.id]?.clockUpdatedAt = nil }
+        await purse.database.advanceClock(by: 86_401)
+        #expect(try await purse.setupIntents.sweepAbandoned() == 0, "not the wall clock's")
+        _ = try await advance(purse, made.id, to: Self.start + 86_401)
+        _ = try await purse.testClocks.finishAdvances()
+        #expect(try await status(purse, waiting.id) == .requiresPaymentMethod, "its day starts at this advance")
+        _ = try await advance(purse, made.id, to: Self.start + 2 * 86_401)
+        _ = try await purse.testClocks.finishAdvances()
+        #expect(try await status(purse, waiting.id) == .canceled)
     }
 }

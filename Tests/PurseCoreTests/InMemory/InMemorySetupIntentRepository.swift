@@ -141,13 +141,29 @@ struct InMemorySetupIntentRepository: SetupIntentRepository {
         }
     }
 
-    func joinClock(customer: String, account: String) async throws {
+    func joinClock(customer: String, account: String, time: Int, resent: PendingMicrodeposits) async throws {
         try await database.write { state in
             for (id, var row) in state.setupIntents
             where row.stored.accountID == account && row.stored.intent.customer == customer
                 && [.requiresPaymentMethod, .requiresAction].contains(row.stored.intent.status)
             {
-                row.clockUpdatedAt = state.liveClockTime(ofCustomer: customer)
+                row.clockUpdatedAt = time
+                if var pending = row.stored.microdeposits {
+                    (pending.sentAt, pending.arrivalDate) = (resent.sentAt, resent.arrivalDate)
+                    row.stored.microdeposits = pending
+                }
+                state.setupIntents[id] = row
+            }
+        }
+    }
+
+    func stampClockTime(clock: String, account: String, time: Int) async throws {
+        try await database.write { state in
+            for (id, var row) in state.setupIntents
+            where row.clockUpdatedAt == nil && Self.isOn(clock, account: account, row, in: state)
+                && [.requiresPaymentMethod, .requiresAction].contains(row.stored.intent.status)
+            {
+                row.clockUpdatedAt = time
                 state.setupIntents[id] = row
             }
         }
@@ -159,16 +175,18 @@ struct InMemorySetupIntentRepository: SetupIntentRepository {
         case clock(Int)
     }
     private static func time(of row: SetupIntentRow, on timeline: SetupIntentTimeline, in state: InMemoryState) -> SweepTime? {
-        let liveClock = row.clockUpdatedAt == nil ? nil : row.stored.intent.customer.flatMap(state.liveClockTime(ofCustomer:))
         switch timeline {
         case .wallClock:
-            return liveClock == nil ? .wall : nil
+            return row.stored.intent.customer.flatMap(state.liveClockTime(ofCustomer:)) == nil ? .wall : nil
         case .testClock(let clock, let account, let time):
-            guard row.stored.accountID == account, row.clockUpdatedAt != nil,
-                let customer = row.stored.intent.customer, state.customers[customer]?.customer.testClock == clock
-            else { return nil }
-            return .clock(time)
+            return isOn(clock, account: account, row, in: state) ? .clock(time) : nil
         }
+    }
+
+    /// Whether the row's customer is on `clock` (the clock sweeps' `customer_id IN`).
+    private static func isOn(_ clock: String, account: String, _ row: SetupIntentRow, in state: InMemoryState) -> Bool {
+        guard row.stored.accountID == account, let customer = row.stored.intent.customer else { return false }
+        return state.customers[customer]?.customer.testClock == clock
     }
 
     /// The foreign keys of `customer_id` and `payment_method_id`.

@@ -25,6 +25,7 @@ let package = Package(
         .executable(name: "purse-example-backend", targets: ["purse-example-backend"]),
         .executable(name: "purse-sheet", targets: ["purse-sheet"]),
         .executable(name: "purse-load", targets: ["purse-load"]),
+        .executable(name: "bare-http", targets: ["bare-http"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -182,6 +183,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Benchmarks/purse-load",
+            swiftSettings: strictSettings
+        ),
+        // Benchmarks/: the HTTP floor, Hummingbird alone answering GET /healthz.
+        .executableTarget(
+            name: "bare-http",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Benchmarks/bare-http",
             swiftSettings: strictSettings
         ),
         // Fuzz/: the libFuzzer target for the request-body decoders (scripts/fuzz builds it with

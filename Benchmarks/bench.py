@@ -60,6 +60,18 @@ CARD = {
 # and the metrics, with no authentication and no database.
 HTTP_STACK = {"name": "http_stack", "title": "the HTTP stack alone (GET /healthz)",
               "steps": [{"method": "GET", "path": "/healthz", "headers": {}}], "rows": [{}]}
+# Issue 35's targets, judged from one run (`targets`).
+SINGLE_STATEMENT_READS = ["list_payment_methods", "retrieve_customer", "elements_session"]
+# Purse's CPU per operation before issue 35, and its `/healthz`'s (results.md of 2026-11-23 03:33,
+# commit c6507df): a write's target is half of it. This machine's speed drifts from day to day
+# (`/healthz` cost 50 µs then and 91 µs on 2026-11-27), so the write is judged by its ratio to the
+# same run's `/healthz`: at most half of the ratio then.
+WRITE_CPU_BEFORE_US = {"create_customer": 235, "confirm_setup_intent": 1506, "attach_detach": 949, "set_default": 966}
+HEALTHZ_CPU_BEFORE_US = 50
+# Latency without queueing: one connection, one request in flight, this many operations.
+UNQUEUED_OPERATIONS = {"read": 1000, "write": 300}
+UNQUEUED_P99_LIMIT_MS = {"read": 1.0, "write": 5.0}
+RSS_LIMIT_MB = 64
 ID_PATTERN = re.compile(r"^(cus|pm|seti|evt|req|ephkey|cuss|css|we|whdel)_[A-Za-z0-9]+$")
 
 
@@ -239,6 +251,35 @@ class Purse:
             self.process.wait(timeout=30)
 
 
+class BareHTTP:
+    """The HTTP floor: `bare-http`, Hummingbird alone answering `GET /healthz`."""
+
+    def __init__(self, folder):
+        self.folder = pathlib.Path(folder)
+        self.process = None
+        self.base = None
+
+    def start(self):
+        self.output = open(self.folder / "bare-http.log", "w+")
+        self.process = subprocess.Popen([str(RELEASE / "bare-http")], stdout=self.output, stderr=subprocess.STDOUT)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            self.output.seek(0)
+            found = re.search(r"listening on port (\d+)", self.output.read())
+            if found:
+                self.base = f"http://127.0.0.1:{found.group(1)}"
+                return
+            if self.process.poll() is not None:
+                raise SystemExit("bare-http exited:\n" + (self.folder / "bare-http.log").read_text())
+            time.sleep(0.1)
+        raise SystemExit("bare-http did not start")
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout=30)
+
+
 class Api:
     """Form-encoded calls for seeding, as the SDKs make them."""
 
@@ -381,15 +422,18 @@ def purse_workloads(rows, attach_rows, confirm_rows):
 
 def run_load(base, workload, folder, connections=CONNECTIONS, warmup=WARMUP, duration=DURATION, operations=None,
              cpu_of=None, profile=None):
-    """Runs `purse-load` and returns its report. With `cpu_of` (a name for each process group, and
+    """Runs `purse-load` against `base` (a URL, or a list whose servers the connections take in
+    turn) and returns its report. With `cpu_of` (a name for each process group, and
     a function giving the CPU seconds it has used), the report also gives each group's CPU per
     operation over the measured seconds, the load generator's own as "load". With `profile` (a
     process id and a file), that process is recorded by `perf` over the measured seconds."""
     spec = folder / f"{workload['name']}.json"
     spec.write_text(json.dumps({key: workload[key] for key in ("name", "steps", "rows")}))
     report = folder / f"{workload['name']}.report.json"
-    arguments = [str(RELEASE / "purse-load"), "--url", base, "--workload", str(spec), "--connections",
-                 str(connections), "--output", str(report)]
+    arguments = [str(RELEASE / "purse-load"), "--workload", str(spec), "--connections", str(connections),
+                 "--output", str(report)]
+    for url in [base] if isinstance(base, str) else base:
+        arguments += ["--url", url]
     if operations is None:
         arguments += ["--warmup", str(warmup), "--duration", str(duration)]
     else:
@@ -634,6 +678,7 @@ def command_run(arguments):
         workloads = purse_workloads(rows, attach_rows, confirm_rows)
         processes = {"purse": lambda: cpu_seconds([purse.process.pid]), "postgres": cluster.cpu_seconds}
         selected = [w for w in workloads if not arguments.only or w["name"] in arguments.only]
+        later = {}
         for workload in selected:
             statements = capture_statements(cluster, purse, workload, folder)
             captured_row = workload["rows"][-1]
@@ -646,6 +691,13 @@ def command_run(arguments):
             consumed = workload.get("consumes_rows")
             floor_rows = workload["rows"][-(FLOOR_ROWS + 2):-2] if consumed else workload["rows"][:FLOOR_ROWS]
             service_rows = workload["rows"][:-(FLOOR_ROWS + 2)] if consumed else workload["rows"]
+            # The later runs (two processes, one connection) of a workload that uses its rows up
+            # take the second half, which no round reaches (each uses under a sixth).
+            if consumed:
+                spare = service_rows[len(service_rows) // 2:]
+                service_rows = service_rows[:len(service_rows) // 2]
+                later[workload["name"]] = {"pair": spare[:-UNQUEUED_OPERATIONS["write"]],
+                                           "unqueued": spare[-UNQUEUED_OPERATIONS["write"]:]}
             scripts = []
             for index, row in enumerate(floor_rows):
                 script = folder / f"{workload['name']}.{index}.sql"
@@ -676,11 +728,34 @@ def command_run(arguments):
             })
         log("The HTTP stack alone: GET /healthz")
         results["http_stack"] = run_load(purse.base, HTTP_STACK, folder, cpu_of=processes)
+        for workload in selected:
+            results["workloads"][selected.index(workload)]["unqueued"] = run_unqueued(
+                purse, cluster, workload, later.get(workload["name"], {}).get("unqueued"), folder)
         results["peak_rss_mb"] = purse.peak_rss_mb()
         log(f"purse serve peak RSS {results['peak_rss_mb']:.1f} MB")
+        second = Purse(cluster, folder / "second", env=purse.env)
+        second.start()
+        both = {"purse": lambda: cpu_seconds([purse.process.pid, second.process.pid]), "postgres": cluster.cpu_seconds}
+        for workload in selected:
+            rows = later.get(workload["name"], {}).get("pair")
+            settle(cluster)
+            report = run_load([purse.base, second.base], dict(workload, rows=rows) if rows else workload, folder,
+                              cpu_of=both)
+            results["workloads"][selected.index(workload)]["two_processes"] = report
+            log(f"{workload['name']}, two processes: {report['operations_per_second']:.0f} op/s, "
+                f"Purse {report['cpu_us_per_operation']['purse']:.0f} µs per operation, {report['errors']} errors")
+        second.stop()
     finally:
         purse.stop()
         cluster.stop()
+    bare = BareHTTP(folder)
+    try:
+        bare.start()
+        log("The HTTP floor: bare Hummingbird, GET /healthz")
+        results["bare_http"] = run_load(bare.base, HTTP_STACK, folder,
+                                        cpu_of={"server": lambda: cpu_seconds([bare.process.pid])})
+    finally:
+        bare.stop()
     if not arguments.skip_peer:
         try:
             peer.start()
@@ -699,8 +774,110 @@ def command_run(arguments):
         finally:
             peer.stop()
     save(results, "run")
+    for line in target_lines(targets(results, json.loads(RESULTS_JSON.read_text()).get("scale"))):
+        print(line)
     if not arguments.keep:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def kind_of(name):
+    return "read" if name in SINGLE_STATEMENT_READS else "write"
+
+
+def run_unqueued(purse, cluster, workload, rows, folder):
+    """Latency without queueing: one connection, one request in flight, a fixed number of
+    operations on a settled database."""
+    kind = kind_of(workload["name"])
+    settle(cluster)
+    report = run_load(purse.base, dict(workload, rows=rows) if rows else workload, folder, connections=1,
+                      operations=UNQUEUED_OPERATIONS[kind])
+    log(f"{workload['name']}, one request in flight: p50 {report['p50_ms']:.2f} ms, p99 {report['p99_ms']:.2f} ms, "
+        f"{report['errors']} errors")
+    return report
+
+
+def median_and_range(values):
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2], ordered[0], ordered[-1]
+
+
+def targets(run, scale=None):
+    """Issue 35's targets from one run (and the stored scale run): each as (what, measured, limit,
+    met), met None when the run did not measure it. Per-round figures are the rounds' median, with
+    their range."""
+    rows = []
+    workloads = {w["name"]: w for w in run["workloads"]}
+    stack = run.get("http_stack", {}).get("cpu_us_per_operation", {}).get("purse")
+
+    def cpu(entry, group):
+        return entry["purse"]["cpu_us_per_operation"][group]
+
+    for name in SINGLE_STATEMENT_READS:
+        w = workloads.get(name)
+        if not w:
+            continue
+        if stack:
+            med, low, high = median_and_range([cpu(r, "purse") / stack for r in w["rounds"]])
+            rows.append((f"{w['title']}: Purse CPU ÷ `/healthz`'s",
+                         f"{med * stack:.0f} ÷ {stack:.0f} µs = {med:.2f}× ({low:.2f}–{high:.2f}×)", "≤ 2×", med <= 2))
+        med, low, high = median_and_range(
+            [cpu(r, "postgres") / r["floor"]["cpu_us_per_transaction"]["postgres"] for r in w["rounds"]])
+        rows.append((f"{w['title']}: PostgreSQL CPU ÷ the floor's", f"{med:.2f}× ({low:.2f}–{high:.2f}×)", "≤ 1.2×",
+                     med <= 1.2))
+    for name, before in WRITE_CPU_BEFORE_US.items():
+        w = workloads.get(name)
+        if not w:
+            continue
+        if stack:
+            limit = before / HEALTHZ_CPU_BEFORE_US / 2
+            med, low, high = median_and_range([cpu(r, "purse") / stack for r in w["rounds"]])
+            rows.append((f"{w['title']}: Purse CPU ÷ `/healthz`'s",
+                         f"{med * stack:.0f} ÷ {stack:.0f} µs = {med:.2f}× ({low:.2f}–{high:.2f}×)",
+                         f"≤ {limit:.2f}× (half of {before} ÷ {HEALTHZ_CPU_BEFORE_US} µs at c6507df)", med <= limit))
+        med, low, high = median_and_range(
+            [cpu(r, "postgres") / r["floor"]["cpu_us_per_transaction"]["postgres"] for r in w["rounds"]])
+        rows.append((f"{w['title']}: PostgreSQL CPU ÷ the floor's", f"{med:.2f}× ({low:.2f}–{high:.2f}×)", "≤ 1×",
+                     med <= 1))
+    for w in run["workloads"]:
+        unqueued = w.get("unqueued")
+        if unqueued:
+            limit = UNQUEUED_P99_LIMIT_MS[kind_of(w["name"])]
+            rows.append((f"{w['title']}: p99, one request in flight",
+                         f"{unqueued['p99_ms']:.2f} ms (p50 {unqueued['p50_ms']:.2f}, {unqueued['errors']} errors)",
+                         f"≤ {limit:g} ms", unqueued["p99_ms"] <= limit and unqueued["errors"] == 0))
+    rows.append(("peak RSS of `purse serve` over the run", f"{run['peak_rss_mb']:.1f} MB", f"≤ {RSS_LIMIT_MB} MB",
+                 run["peak_rss_mb"] <= RSS_LIMIT_MB))
+    if scale:
+        peaks = [size.get("peak_rss_mb") for size in scale["sizes"]]
+        measured = None not in peaks
+        rows.append(("peak RSS of `purse serve` in the scale run (each size)",
+                     ", ".join(f"{p:.1f}" for p in peaks) + " MB" if measured else "not recorded by that run",
+                     f"≤ {RSS_LIMIT_MB} MB", max(peaks) <= RSS_LIMIT_MB if measured else None))
+        first, last = scale["sizes"][0], scale["sizes"][-1]
+        for kind in ["list", "retrieve"]:
+            grown = growth(first[kind], last[kind])
+            rows.append((f"{kind} p50 at {last['customers']:,} ÷ at {first['customers']:,} customers",
+                         ratio(grown), "≤ 1.2×", grown is not None and grown <= 1.2))
+    bare = run.get("bare_http", {}).get("cpu_us_per_operation", {}).get("server")
+    if stack and bare:
+        rows.append(("`/healthz`: Purse CPU ÷ bare Hummingbird's", f"{stack:.0f} ÷ {bare:.0f} µs = {stack / bare:.2f}×",
+                     "≤ 1.3×", stack / bare <= 1.3))
+    for w in run["workloads"]:
+        pair = w.get("two_processes")
+        if pair:
+            single, _, _ = median_and_range([cpu(r, "purse") for r in w["rounds"]])
+            both = pair["cpu_us_per_operation"]["purse"]
+            rows.append((f"{w['title']}: two processes' Purse CPU ÷ one's",
+                         f"{both:.0f} ÷ {single:.0f} µs = {both / single:.2f}×, {pair['errors']} errors",
+                         "≤ 1.1×, no errors", both / single <= 1.1 and pair["errors"] == 0))
+    return rows
+
+
+def target_lines(rows):
+    verdict = {True: "met", False: "**missed**", None: "unknown"}
+    met = sum(1 for row in rows if row[3])
+    return [f"{met} of {len(rows)} targets met.", "", "| target | measured | limit | verdict |", "|---|---|---|---|",
+            *[f"| {what} | {measured} | {limit} | {verdict[ok]} |" for what, measured, limit, ok in rows]]
 
 
 def command_compare(arguments):
@@ -839,6 +1016,13 @@ def write_markdown(stored):
                 f"{ratio(tails[0])} – {ratio(tails[-1])} |")
         lines += ["", f"Peak RSS of `purse serve` over the run: **{run['peak_rss_mb']:.1f} MB**.", ""]
         lines += cpu_table(run)
+        lines += ["### Targets (issue 35)", "",
+                  "Judged from this run (the per-round figures are the rounds' median, with their range) and the "
+                  "scale run below. Latency without queueing is one connection with one request in flight, "
+                  f"{UNQUEUED_OPERATIONS['read']} operations of a read and {UNQUEUED_OPERATIONS['write']} of a write; "
+                  "the two-process figures are one 32-connection run with the connections split between two "
+                  "`purse serve` on the same database, against one process's rounds.", ""]
+        lines += target_lines(targets(run, stored.get("scale"))) + [""]
         lines += ["Statements per operation (the floor's scripts are in results.json):", ""]
         lines += [f"- {w['name']}: {w['statements']}" for w in run["workloads"]]
         lines.append("")
@@ -1062,10 +1246,10 @@ def command_scale(arguments):
                     rounds[size][kind].append(run_load(purse.base, workloads[name], folder, duration=SCALE_DURATION))
                 log(f"scale round {number + 1}, {size:,}: " + ", ".join(
                     scale_summary(label, rounds[size][kind][-1]) for kind, (_, label) in SCALE_KINDS.items()))
-        for size, _, _, load_s in loaded:
+        for size, purse, _, load_s in loaded:
             median = {kind: sorted(runs, key=lambda run: run["p50_ms"])[len(runs) // 2] for kind, runs in rounds[size].items()}
             results["sizes"].append({"customers": size, "payment_methods": 5 * size, "load_s": load_s, **median,
-                                     "rounds": rounds[size]})
+                                     "rounds": rounds[size], "peak_rss_mb": purse.peak_rss_mb()})
     finally:
         for purse in servers:
             purse.stop()

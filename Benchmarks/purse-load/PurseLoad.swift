@@ -14,8 +14,8 @@ struct PurseLoad: AsyncParsableCommand {
         abstract: "Runs a workload file against a server at fixed concurrency and reports throughput and latency as JSON."
     )
 
-    @Option(help: "The server, e.g. http://127.0.0.1:4242.")
-    var url: String
+    @Option(help: "The server, e.g. http://127.0.0.1:4242; given more than once, the connections take the servers in turn.")
+    var url: [String]
 
     @Option(help: "The workload file (JSON; see Workload.swift).")
     var workload: String
@@ -36,9 +36,13 @@ struct PurseLoad: AsyncParsableCommand {
     var output: String?
 
     func run() async throws {
-        guard let components = URLComponents(string: url), let host = components.host, let port = components.port else {
-            throw LoadError("--url must look like http://127.0.0.1:4242")
+        let servers = try url.map { url in
+            guard let components = URLComponents(string: url), let host = components.host, let port = components.port else {
+                throw LoadError("--url must look like http://127.0.0.1:4242")
+            }
+            return (host: host, port: port)
         }
+        guard !servers.isEmpty else { throw LoadError("--url is required") }
         let compiled = CompiledWorkload(try Workload.load(workload))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let started = NIODeadline.now()
@@ -49,6 +53,7 @@ struct PurseLoad: AsyncParsableCommand {
         )
         var finishes: [EventLoopFuture<ConnectionResult>] = []
         for connection in 0..<connections {
+            let (host, port) = servers[connection % servers.count]
             let loop = group.next()
             let done = loop.makePromise(of: ConnectionResult.self)
             let connections = self.connections

@@ -206,18 +206,45 @@ class Cluster:
         return self.logs / "postgresql.csv"
 
 
-class Purse:
+class Server:
+    """A server process on loopback that prints "listening on port N" once it listens."""
+
+    def __init__(self, folder):
+        self.folder = pathlib.Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.process = None
+        self.base = None
+
+    def launch(self, command, log_name, env=None, limit=60):
+        self.output = open(self.folder / log_name, "w+")
+        self.process = subprocess.Popen(command, env=env, stdout=self.output, stderr=subprocess.STDOUT)
+        deadline = time.time() + limit
+        while time.time() < deadline:
+            self.output.seek(0)
+            found = re.search(r"listening on port (\d+)", self.output.read())
+            if found:
+                self.base = f"http://127.0.0.1:{found.group(1)}"
+                return
+            if self.process.poll() is not None:
+                raise SystemExit(f"{command[0]} exited:\n" + (self.folder / log_name).read_text())
+            time.sleep(0.1)
+        raise SystemExit(f"{command[0]} did not start")
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout=30)
+
+
+class Purse(Server):
     """A release `purse serve` on the benchmark's database."""
 
     def __init__(self, cluster, folder, database="purse", binary=RELEASE / "purse", env=None):
+        super().__init__(folder)
         self.cluster = cluster
-        self.folder = pathlib.Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
         self.binary = pathlib.Path(binary)
         self.env = env or dict(os.environ, DATABASE_URL=cluster.url(database), PURSE_MASTER_KEY=secrets.token_hex(32),
                                PURSE_LOG_LEVEL="warning")
-        self.process = None
-        self.base = None
 
     def command(self, *arguments):
         result = subprocess.run([str(self.binary), *arguments], env=self.env, capture_output=True,
@@ -226,58 +253,18 @@ class Purse:
 
     def start(self, *flags):
         self.command("migrate")
-        self.output = open(self.folder / "serve.log", "w+")
-        self.process = subprocess.Popen([str(self.binary), "serve", "--port", "0", *flags], env=self.env,
-                                        stdout=self.output, stderr=subprocess.STDOUT)
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            self.output.seek(0)
-            found = re.search(r"listening on port (\d+)", self.output.read())
-            if found:
-                self.base = f"http://127.0.0.1:{found.group(1)}"
-                return
-            if self.process.poll() is not None:
-                raise SystemExit("purse serve exited:\n" + (self.folder / "serve.log").read_text())
-            time.sleep(0.1)
-        raise SystemExit("purse serve did not start")
+        self.launch([str(self.binary), "serve", "--port", "0", *flags], "serve.log", env=self.env)
 
     def peak_rss_mb(self):
         status = pathlib.Path(f"/proc/{self.process.pid}/status").read_text()
         return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024
 
-    def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(timeout=30)
 
-
-class BareHTTP:
+class BareHTTP(Server):
     """The HTTP floor: `bare-http`, Hummingbird alone answering `GET /healthz`."""
 
-    def __init__(self, folder):
-        self.folder = pathlib.Path(folder)
-        self.process = None
-        self.base = None
-
     def start(self):
-        self.output = open(self.folder / "bare-http.log", "w+")
-        self.process = subprocess.Popen([str(RELEASE / "bare-http")], stdout=self.output, stderr=subprocess.STDOUT)
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            self.output.seek(0)
-            found = re.search(r"listening on port (\d+)", self.output.read())
-            if found:
-                self.base = f"http://127.0.0.1:{found.group(1)}"
-                return
-            if self.process.poll() is not None:
-                raise SystemExit("bare-http exited:\n" + (self.folder / "bare-http.log").read_text())
-            time.sleep(0.1)
-        raise SystemExit("bare-http did not start")
-
-    def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(timeout=30)
+        self.launch([str(RELEASE / "bare-http")], "bare-http.log")
 
 
 class Api:

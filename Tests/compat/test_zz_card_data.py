@@ -19,6 +19,7 @@ TOKEN_NUMBERS = {
     "tok_mastercard": "5555555555554444",
     "tok_amex": "378282246310005",
     "pm_card_chargeDeclined": "4000000000000002",
+    "pm_card_authenticationRequired": "4000002760003184",
     "pm_usBankAccount_success": "000123456789",
     "pm_sepaDebit_success": "DE89370400440532013000",
 }

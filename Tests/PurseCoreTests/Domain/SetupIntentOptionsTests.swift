@@ -10,16 +10,6 @@ import Testing
 struct SetupIntentOptionsTests {
     private static let microdeposits = PaymentMethodOptionsParameters(usBankAccount: .init(verificationMethod: .microdeposits))
 
-    private func create(
-        _ purse: DomainHarness, customer: String, types: [PaymentMethodType], options: PaymentMethodOptionsParameters?
-    ) async throws -> SetupIntent {
-        var params = SetupIntentCreateParameters()
-        params.customer = customer
-        params.paymentMethodTypes = types
-        params.paymentMethodOptions = options
-        return try await purse.setupIntents.create(params, by: purse.secret, request: purse.request)
-    }
-
     private func confirm(
         _ purse: DomainHarness, _ id: String, method: String, options: PaymentMethodOptionsParameters? = nil
     ) async throws -> SetupIntent {
@@ -73,7 +63,7 @@ struct SetupIntentOptionsTests {
         let purse = try await DomainHarness.make()
         let customer = try await purse.customer()
         let challenge = PaymentMethodOptionsParameters(card: .init(requestThreeDSecure: .challenge, network: nil))
-        let intent = try await create(purse, customer: customer, types: [.card], options: challenge)
+        let intent = try await purse.setupIntent(customer: customer, types: [.card], options: challenge)
         let pending = try await confirm(purse, intent.id, method: "pm_card_visa")
         #expect(pending.status == .requiresAction)
         #expect(pending.nextAction?.type == "redirect_to_url")
@@ -82,7 +72,7 @@ struct SetupIntentOptionsTests {
     @Test func aNetworkTheCardDoesNotRunOnChangesNothing() async throws {
         let purse = try await DomainHarness.make()
         let customer = try await purse.customer()
-        let intent = try await create(purse, customer: customer, types: [.card], options: nil)
+        let intent = try await purse.setupIntent(customer: customer, types: [.card], options: nil)
         let onCartesBancaires = PaymentMethodOptionsParameters(card: .init(requestThreeDSecure: nil, network: .cartesBancaires))
         let types = try await purse.eventTypes {
             let error = try await #require(throws: PurseError.self) {
@@ -99,7 +89,7 @@ struct SetupIntentOptionsTests {
     @Test func typedNumbersWaitForMicrodepositsThenTheCodeSavesThem() async throws {
         let purse = try await DomainHarness.make()
         let customer = try await purse.customer()
-        let intent = try await create(purse, customer: customer, types: [.usBankAccount], options: Self.microdeposits)
+        let intent = try await purse.setupIntent(customer: customer, types: [.usBankAccount], options: Self.microdeposits)
         let pending = try await confirm(purse, intent.id, method: "pm_usBankAccount_success")
         #expect(pending.status == .requiresAction)
         let action = try #require(pending.nextAction?.verifyWithMicrodeposits)
@@ -119,7 +109,7 @@ struct SetupIntentOptionsTests {
     @Test func aWrongCodeCountsAndTheTenthEndsTheVerification() async throws {
         let purse = try await DomainHarness.make()
         let customer = try await purse.customer()
-        let intent = try await create(purse, customer: customer, types: [.usBankAccount], options: Self.microdeposits)
+        let intent = try await purse.setupIntent(customer: customer, types: [.usBankAccount], options: Self.microdeposits)
         _ = try await confirm(purse, intent.id, method: "pm_usBankAccount_success")
         for attempt in 1..<PendingMicrodeposits.maximumFailedAttempts {
             let error = try await #require(throws: PurseError.self) { try await verify(purse, intent.id, code: "SM00XX") }
@@ -137,7 +127,7 @@ struct SetupIntentOptionsTests {
     @Test func unverifiedMicrodepositsFailAfterTenDays() async throws {
         let purse = try await DomainHarness.make()
         let customer = try await purse.customer()
-        let intent = try await create(purse, customer: customer, types: [.usBankAccount], options: Self.microdeposits)
+        let intent = try await purse.setupIntent(customer: customer, types: [.usBankAccount], options: Self.microdeposits)
         _ = try await confirm(purse, intent.id, method: "pm_usBankAccount_success")
         await purse.database.advanceClock(by: (PendingMicrodeposits.verificationDays - 1) * 86_400)
         #expect(try await purse.setupIntents.sweepAbandoned() == 0)  // not abandoned after a day: waiting
@@ -157,7 +147,7 @@ struct SetupIntentOptionsTests {
         let purse = try await DomainHarness.make()
         let customer = try await purse.customer()
         let instant = PaymentMethodOptionsParameters(usBankAccount: .init(verificationMethod: .instant))
-        let intent = try await create(purse, customer: customer, types: [.usBankAccount], options: instant)
+        let intent = try await purse.setupIntent(customer: customer, types: [.usBankAccount], options: instant)
         let error = try await #require(throws: PurseError.self) { try await confirm(purse, intent.id, method: "pm_usBankAccount_success") }
         #expect(error.param == "payment_method")
         let after = try await purse.setupIntents.retrieve(intent.id, clientSecret: nil, by: purse.secret)

@@ -7,16 +7,6 @@ import Testing
 /// each move, its event, and the moves it refuses.
 @Suite("Setup intents, in memory")
 struct SetupIntentStateMachineTests {
-    private func create(
-        _ purse: DomainHarness, customer: String? = nil, method: String? = nil, types: [PaymentMethodType]? = nil
-    ) async throws -> SetupIntent {
-        var params = SetupIntentCreateParameters()
-        params.customer = customer
-        params.paymentMethod = method
-        params.paymentMethodTypes = types
-        return try await purse.setupIntents.create(params, by: purse.secret, request: purse.request)
-    }
-
     private func confirm(
         _ purse: DomainHarness, _ id: String, method: String? = nil, mandate: MandateDataParameters? = nil
     ) async throws -> SetupIntent {
@@ -29,7 +19,7 @@ struct SetupIntentStateMachineTests {
 
     @Test func withoutAMethodItWaitsForOne() async throws {
         let purse = try await DomainHarness.make()
-        let intent = try await create(purse)
+        let intent = try await purse.setupIntent()
         #expect(intent.status == .requiresPaymentMethod)
         #expect(intent.paymentMethod == nil)
         #expect(intent.paymentMethodTypes == ["card"])
@@ -38,7 +28,7 @@ struct SetupIntentStateMachineTests {
 
     @Test func withATestTokenItStoresANewUnattachedMethodAndWaitsForConfirmation() async throws {
         let purse = try await DomainHarness.make()
-        let intent = try await create(purse, method: "pm_card_visa")
+        let intent = try await purse.setupIntent(method: "pm_card_visa")
         #expect(intent.status == .requiresConfirmation)
         let method = try await purse.paymentMethods.retrieve(try #require(intent.paymentMethod), by: purse.secret)
         #expect(method.id != "pm_card_visa")
@@ -49,7 +39,7 @@ struct SetupIntentStateMachineTests {
     @Test func anApprovedConfirmationAttachesTheMethodAndSucceeds() async throws {
         let purse = try await DomainHarness.make()
         let customer = try await purse.customer()
-        let intent = try await create(purse, customer: customer)
+        let intent = try await purse.setupIntent(customer: customer)
         let types = try await purse.eventTypes {
             let confirmed = try await confirm(purse, intent.id, method: "pm_card_visa")
             #expect(confirmed.status == .succeeded)
@@ -63,7 +53,7 @@ struct SetupIntentStateMachineTests {
     @Test func aThreeDSecureCardRequiresActionThenSucceedsOnAuthentication() async throws {
         let purse = try await DomainHarness.make()
         let customer = try await purse.customer()
-        let intent = try await create(purse, customer: customer)
+        let intent = try await purse.setupIntent(customer: customer)
         let pending = try await confirm(purse, intent.id, method: "pm_card_authenticationRequiredOnSetup")
         #expect(pending.status == .requiresAction)
         let methodID = try #require(pending.paymentMethod)
@@ -85,7 +75,7 @@ struct SetupIntentStateMachineTests {
     @Test func aFailedAuthenticationSendsTheIntentBackForAnotherMethod() async throws {
         let purse = try await DomainHarness.make()
         let customer = try await purse.customer()
-        let intent = try await create(purse, customer: customer)
+        let intent = try await purse.setupIntent(customer: customer)
         let pending = try await confirm(purse, intent.id, method: "pm_card_authenticationRequired")
         let token = try DomainHarness.authenticationToken(pending)
         let types = try await purse.eventTypes {
@@ -103,7 +93,7 @@ struct SetupIntentStateMachineTests {
 
     @Test func theAuthenticationPageRefusesAWrongToken() async throws {
         let purse = try await DomainHarness.make()
-        let intent = try await create(purse)
+        let intent = try await purse.setupIntent()
         _ = try await confirm(purse, intent.id, method: "pm_card_authenticationRequired")
         let error = await #expect(throws: PurseError.self) {
             _ = try await purse.setupIntents.completeAuthentication(intent.id, token: "forged", succeeded: true, request: purse.request)
@@ -116,7 +106,7 @@ struct SetupIntentStateMachineTests {
     @Test func aDeclineThrowsButKeepsTheIntentWithItsLastSetupError() async throws {
         let purse = try await DomainHarness.make()
         let customer = try await purse.customer()
-        let intent = try await create(purse, customer: customer)
+        let intent = try await purse.setupIntent(customer: customer)
         let before = await purse.database.recordedEvents().count
         let error = await #expect(throws: PurseError.self) {
             _ = try await confirm(purse, intent.id, method: "pm_card_chargeDeclinedInsufficientFunds")
@@ -136,7 +126,7 @@ struct SetupIntentStateMachineTests {
 
     @Test func aSucceededIntentCannotBeConfirmedUpdatedOrCanceled() async throws {
         let purse = try await DomainHarness.make()
-        let intent = try await create(purse, method: "pm_card_visa")
+        let intent = try await purse.setupIntent(method: "pm_card_visa")
         _ = try await confirm(purse, intent.id)
         let before = await purse.database.snapshot().setupIntents[intent.id]?.stored
 
@@ -157,7 +147,7 @@ struct SetupIntentStateMachineTests {
 
     @Test func aCanceledIntentCannotBeConfirmed() async throws {
         let purse = try await DomainHarness.make()
-        let intent = try await create(purse, method: "pm_card_visa")
+        let intent = try await purse.setupIntent(method: "pm_card_visa")
         let types = try await purse.eventTypes {
             let canceled = try await purse.setupIntents.cancel(
                 intent.id, reason: .requestedByCustomer, by: purse.secret, request: purse.request
@@ -173,7 +163,7 @@ struct SetupIntentStateMachineTests {
 
     @Test func updatingTheMethodOfAnIntentRequiringActionResetsItAndSpendsTheToken() async throws {
         let purse = try await DomainHarness.make()
-        let intent = try await create(purse)
+        let intent = try await purse.setupIntent()
         let pending = try await confirm(purse, intent.id, method: "pm_card_authenticationRequired")
         let oldToken = try DomainHarness.authenticationToken(pending)
 
@@ -192,7 +182,7 @@ struct SetupIntentStateMachineTests {
 
     @Test func updatingOnlyTheDescriptionKeepsAnIntentRequiringAction() async throws {
         let purse = try await DomainHarness.make()
-        let intent = try await create(purse)
+        let intent = try await purse.setupIntent()
         let pending = try await confirm(purse, intent.id, method: "pm_card_authenticationRequired")
         var update = SetupIntentUpdateParameters()
         update.description = .set("Card for the subscription")
@@ -203,7 +193,7 @@ struct SetupIntentStateMachineTests {
 
     @Test func clearingTheMethodSendsTheIntentBackToRequiresPaymentMethod() async throws {
         let purse = try await DomainHarness.make()
-        let intent = try await create(purse, method: "pm_card_visa")
+        let intent = try await purse.setupIntent(method: "pm_card_visa")
         var update = SetupIntentUpdateParameters()
         update.paymentMethod = .clear
         let updated = try await purse.setupIntents.update(intent.id, update, by: purse.secret, request: purse.request)
@@ -213,9 +203,9 @@ struct SetupIntentStateMachineTests {
 
     @Test func theSweepCancelsOnlyIntentsLeftWaitingForADay() async throws {
         let purse = try await DomainHarness.make()
-        let waiting = try await create(purse)
-        let ready = try await create(purse, method: "pm_card_visa")
-        let authenticating = try await confirm(purse, try await create(purse).id, method: "pm_card_authenticationRequired")
+        let waiting = try await purse.setupIntent()
+        let ready = try await purse.setupIntent(method: "pm_card_visa")
+        let authenticating = try await confirm(purse, try await purse.setupIntent().id, method: "pm_card_authenticationRequired")
         #expect(try await purse.setupIntents.sweepAbandoned() == 0)
 
         await purse.database.advanceClock(by: 86_401)
@@ -235,7 +225,7 @@ struct SetupIntentStateMachineTests {
     @Test(arguments: [(PaymentMethodType.sepaDebit, "pm_sepaDebit_success"), (.usBankAccount, "pm_usBankAccount_success")])
     func aBankDebitNeedsAMandate(type: PaymentMethodType, token: String) async throws {
         let purse = try await DomainHarness.make()
-        let intent = try await create(purse, types: [type])
+        let intent = try await purse.setupIntent(types: [type])
         let error = await #expect(throws: PurseError.self) { _ = try await confirm(purse, intent.id, method: token) }
         #expect(error?.code == "parameter_missing")
         #expect(error?.param == "mandate_data")
@@ -248,7 +238,7 @@ struct SetupIntentStateMachineTests {
 
     @Test func aTypeThePaymentMethodTypesDoNotAllowIsRefusedAndNothingIsStored() async throws {
         let purse = try await DomainHarness.make()
-        let intent = try await create(purse, types: [.card])
+        let intent = try await purse.setupIntent(types: [.card])
         let methodsBefore = await purse.database.snapshot().paymentMethods.count
         let error = await #expect(throws: PurseError.self) {
             _ = try await confirm(purse, intent.id, method: "pm_sepaDebit_success", mandate: .online)
@@ -279,7 +269,7 @@ struct SetupIntentStateMachineTests {
         let purse = try await DomainHarness.make()
         let other = try await purse.customer()
         let theirs = try await purse.attach(to: other)
-        let intent = try await create(purse, customer: try await purse.customer())
+        let intent = try await purse.setupIntent(customer: try await purse.customer())
         let error = await #expect(throws: PurseError.self) { _ = try await confirm(purse, intent.id, method: theirs.id) }
         #expect(error?.code == "payment_method_unexpected_state")
         #expect(try await purse.paymentMethods.retrieve(theirs.id, by: purse.secret).customer == other)

@@ -159,16 +159,6 @@ struct TestClockDomainTests {
         #expect(try await credential(purse, secret: secret) == nil)
     }
 
-    private func intent(
-        _ purse: DomainHarness, customer: String, types: [PaymentMethodType]? = nil, options: PaymentMethodOptionsParameters? = nil
-    ) async throws -> SetupIntent {
-        var params = SetupIntentCreateParameters()
-        params.customer = customer
-        params.paymentMethodTypes = types
-        params.paymentMethodOptions = options
-        return try await purse.setupIntents.create(params, by: purse.secret, request: purse.request)
-    }
-
     private func confirm(_ purse: DomainHarness, _ id: String, method: String) async throws -> SetupIntent {
         var params = SetupIntentConfirmParameters()
         params.paymentMethod = method
@@ -187,10 +177,10 @@ struct TestClockDomainTests {
         let purse = try await DomainHarness.make()
         let made = try await clock(purse)
         let clocked = try await purse.customer(testClock: made.id)
-        let waiting = try await intent(purse, customer: clocked)
-        let authenticating = try await confirm(purse, try await intent(purse, customer: clocked).id, method: "pm_card_authenticationRequired")
+        let waiting = try await purse.setupIntent(customer: clocked)
+        let authenticating = try await confirm(purse, try await purse.setupIntent(customer: clocked).id, method: "pm_card_authenticationRequired")
         #expect(authenticating.status == .requiresAction)
-        let plain = try await intent(purse, customer: try await purse.customer())
+        let plain = try await purse.setupIntent(customer: try await purse.customer())
 
         await purse.database.advanceClock(by: 86_401)
         #expect(try await purse.setupIntents.sweepAbandoned() == 1)
@@ -220,7 +210,7 @@ struct TestClockDomainTests {
         let made = try await clock(purse)
         let customer = try await purse.customer(testClock: made.id)
         let options = PaymentMethodOptionsParameters(usBankAccount: .init(verificationMethod: .microdeposits))
-        let waiting = try await intent(purse, customer: customer, types: [.usBankAccount], options: options)
+        let waiting = try await purse.setupIntent(customer: customer, types: [.usBankAccount], options: options)
         _ = try await confirm(purse, waiting.id, method: "pm_usBankAccount_success")
         let stored = try #require(await purse.database.snapshot().setupIntents[waiting.id]?.stored)
         #expect(stored.microdeposits?.sentAt == Self.start)
@@ -257,9 +247,9 @@ struct TestClockDomainTests {
     @Test func anExistingCustomerCanBePutOnANewClockOnce() async throws {
         let purse = try await DomainHarness.make()
         let customer = try await purse.customer()
-        let waiting = try await intent(purse, customer: customer)
+        let waiting = try await purse.setupIntent(customer: customer)
         let options = PaymentMethodOptionsParameters(usBankAccount: .init(verificationMethod: .microdeposits))
-        let deposits = try await intent(purse, customer: customer, types: [.usBankAccount], options: options)
+        let deposits = try await purse.setupIntent(customer: customer, types: [.usBankAccount], options: options)
         _ = try await confirm(purse, deposits.id, method: "pm_usBankAccount_success")
         let secret = try #require(try await purse.ephemeralKeys.create(.init(customer: customer), by: purse.secret).secret)
         let params = TestClockCreateParameters(frozenTime: Self.start, customer: customer)
@@ -300,7 +290,7 @@ struct TestClockDomainTests {
         let purse = try await DomainHarness.make()
         let made = try await clock(purse)
         let customer = try await purse.customer(testClock: made.id)
-        let waiting = try await intent(purse, customer: customer)
+        let waiting = try await purse.setupIntent(customer: customer)
         try await purse.database.write { state in state.setupIntents[waiting.id]?.clockUpdatedAt = nil }
         await purse.database.advanceClock(by: 86_401)
         #expect(try await purse.setupIntents.sweepAbandoned() == 0, "not the wall clock's")

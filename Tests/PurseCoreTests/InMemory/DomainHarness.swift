@@ -110,6 +110,20 @@ struct DomainHarness {
         return try #require(try JSONReader.parse(rendered.bytes)["id"]?.stringValue)
     }
 
+    /// A setup intent made with the secret key: for `customer`, with `method`, these types and
+    /// these `payment_method_options` when given.
+    func setupIntent(
+        customer: String? = nil, method: String? = nil, types: [PaymentMethodType]? = nil,
+        options: PaymentMethodOptionsParameters? = nil
+    ) async throws -> SetupIntent {
+        var params = SetupIntentCreateParameters()
+        params.customer = customer
+        params.paymentMethod = method
+        params.paymentMethodTypes = types
+        params.paymentMethodOptions = options
+        return try await setupIntents.create(params, by: secret, request: request)
+    }
+
     /// A new, unattached card.
     func card(
         _ number: String = "4242424242424242", expYear: Int = 2040, expMonth: Int = 12, redisplay: AllowRedisplay? = nil,

@@ -210,11 +210,11 @@ public actor PostgresConnection {
         } catch {
             if exchangeCount == mark.exchanges {
                 // Nothing was sent since the savepoint was asked for: forget it and what followed.
-                queued.removeSubrange(mark.queued...)
+                discardQueued(from: mark.queued)
             } else {
                 // What the body queued after its last exchange goes too. A rollback that fails
                 // leaves the block failed, and its commit refuses; the body's error says why.
-                queued.removeAll()
+                discardQueued()
                 _ = try? await exchange([.text("ROLLBACK TO SAVEPOINT purse_unit"), .text("RELEASE SAVEPOINT purse_unit")])
             }
             throw error
@@ -248,7 +248,7 @@ public actor PostgresConnection {
     /// reused. Returns false when the connection cannot be used any more.
     public func rollBackOpenTransaction() async -> Bool {
         beginPending = false  // nothing was sent: there is no block to roll back
-        queued.removeAll()
+        discardQueued()
         guard isInTransaction else { return isIdle }
         guard let handle else { return false }
         // Not cancelled at the deadline, but not waited for past its grace either.
@@ -366,13 +366,17 @@ public actor PostgresConnection {
     /// for a synchronous standby, which the server does not time out).
     @discardableResult
     private func exchange(_ steps: [Step], cancellingAfter limit: Duration? = nil) async throws -> PostgresRows {
+        // Whatever happens (even nothing sent), a statement whose Parse did not succeed is
+        // prepared again next time.
+        var parsed: Set<Int> = []
+        defer { forgetUnprepared(steps, parsed: parsed) }
         let handle = try openHandle()
         exchangeCount += 1
         // Outside a transaction block the pipeline is one implicit transaction, committed at its sync.
         let mayCommit = !isInTransaction && !steps.contains { if case .text("BEGIN") = $0 { true } else { false } }
         var limits = try AnswerLimits.forStatement(cancellingAfter: limit)
         try canceller.startRunning()
-        let answered = await pipeline(steps, on: handle, within: &limits)
+        let answered = await pipeline(steps, on: handle, within: &limits, succeeded: &parsed)
         let answer = try canceller.finishRunning(try closingIfAbandoned(answered, mayHaveCommitted: mayCommit))
         defer { PQclear(answer) }
         try check(answer)
@@ -380,11 +384,11 @@ public actor PostgresConnection {
     }
 
     /// The pipeline: every step, one sync, then every answer. Returns the first failed step's
-    /// result, else the last step's, or nil when the connection failed (``check(_:)`` reports it).
-    private func pipeline(_ steps: [Step], on handle: OpaquePointer, within limits: inout AnswerLimits) async -> OpaquePointer? {
-        var succeeded: Set<Int> = []
-        // Whatever happens, a statement whose Parse did not succeed is prepared again next time.
-        defer { forgetUnprepared(steps, succeeded: succeeded) }
+    /// result, else the last step's, or nil when the connection failed (``check(_:)`` reports it);
+    /// `succeeded` holds the indices of the steps that succeeded.
+    private func pipeline(
+        _ steps: [Step], on handle: OpaquePointer, within limits: inout AnswerLimits, succeeded: inout Set<Int>
+    ) async -> OpaquePointer? {
         guard PQenterPipelineMode(handle) == 1 else { return nil }
         defer { _ = PQexitPipelineMode(handle) }
         for step in steps {
@@ -433,10 +437,16 @@ public actor PostgresConnection {
         return results[answer]
     }
 
+    /// Drops queued statements never sent, from `start` on.
+    private func discardQueued(from start: Int = 0) {
+        forgetUnprepared(Array(queued[start...]), parsed: [])
+        queued.removeSubrange(start...)
+    }
+
     /// Forgets the statements whose `Parse` did not succeed (their step's index is not in
-    /// `succeeded`), so their next use prepares them again.
-    private func forgetUnprepared(_ steps: [Step], succeeded: Set<Int>) {
-        for (index, step) in steps.enumerated() where !succeeded.contains(index) {
+    /// `parsed`), so their next use prepares them again.
+    private func forgetUnprepared(_ steps: [Step], parsed: Set<Int>) {
+        for (index, step) in steps.enumerated() where !parsed.contains(index) {
             guard case .prepare(let name, _, _) = step,
                 let key = preparedStatements.first(where: { $0.value == name })?.key
             else { continue }
@@ -783,11 +793,27 @@ private final class Canceller: Sendable {
         guard let handle else { return }
         // `PQcancel` connects to the server and waits for it to hang up: not on the cancelling
         // thread (an event loop, often), and not under the lock a statement's end takes.
-        DispatchQueue.global().async {
-            handle.send()
-            self.state.withLockedValue { $0.isSending = false }
+        DispatchQueue.global().async { self.send(handle, attempt: 1) }
+    }
+
+    /// Sends the cancel request, and again while the statement still runs: a request that
+    /// reaches the server before the statement has started there is dropped, as PostgreSQL
+    /// cancels only what a backend is running.
+    private func send(_ handle: CancelHandle, attempt: Int) {
+        handle.send()
+        let again = state.withLockedValue { state in
+            let stillRunning = state.isRunning && state.isCancelled && state.handle != nil
+            if !stillRunning || attempt == Self.attempts { state.isSending = false }
+            return stillRunning && attempt < Self.attempts
+        }
+        guard again else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.pauseBetweenAttempts) {
+            self.send(handle, attempt: attempt + 1)
         }
     }
+
+    private static let attempts = 10
+    private static let pauseBetweenAttempts = DispatchTimeInterval.milliseconds(250)
 
     /// Whether `cancel()` was called since the last `reset()`.
     var isCancelled: Bool {

@@ -193,6 +193,20 @@ struct PoolTests {
         }
     }
 
+    /// A cancel request that reaches the server before the statement has started there is
+    /// dropped by PostgreSQL; cancelling at once, many times over, hits that moment.
+    @Test func aCancelThatRacesTheStatementsStartStillCancelsIt() async throws {
+        try await TestPostgres.withDatabase(options: .init(maxConnections: 1)) { client in
+            try await client.query("SELECT 1")
+            for round in 0..<40 {
+                let task = Task { try await client.query("SELECT pg_sleep(30)") }
+                try await Task.sleep(for: .microseconds(250 * (round % 8)))
+                task.cancel()
+                await #expect(throws: CancellationError.self) { try await task.value }
+            }
+        }
+    }
+
     @Test func aClosedPoolRefusesWork() async throws {
         let client = PostgresClient(configuration: try TestPostgres.serverConfiguration())
         try await client.query("SELECT 1")

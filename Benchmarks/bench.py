@@ -3,7 +3,7 @@
 `purse serve` on its own PostgreSQL, beside the PostgreSQL floor (the same SQL run by pgbench)
 and a peer (localstripe), with peak memory. Loopback only, bounded in time.
 
-    python3 Benchmarks/bench.py run            # the workloads, the floor and the peer (~12 min)
+    python3 Benchmarks/bench.py run            # the workloads, the floor and the peer (~15 min)
     python3 Benchmarks/bench.py scale          # list/retrieve/search latency at 10k, 100k, 1M customers
     python3 Benchmarks/bench.py compare --baseline OTHER/purse   # two builds side by side, alternating
 
@@ -39,18 +39,23 @@ import urllib.parse
 import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-RELEASE = ROOT / ".build" / "release"
-RESULTS_MD = ROOT / "Benchmarks" / "results.md"
-RESULTS_JSON = ROOT / "Benchmarks" / "results.json"
+# PURSE_BENCH_QUICK=FOLDER is the test command's form: the same run on the debug binaries, short
+# and once, its results written to FOLDER. It shows that every part of the benchmark works; its
+# figures measure nothing.
+QUICK = os.environ.get("PURSE_BENCH_QUICK")
+BINARIES = ROOT / ".build" / ("debug" if QUICK else "release")
+RESULTS = pathlib.Path(QUICK) if QUICK else ROOT / "Benchmarks"
+RESULTS_MD = RESULTS / "results.md"
+RESULTS_JSON = RESULTS / "results.json"
 
 CONNECTIONS = 32
 # Input rows the floor's scripts spread over (as many as the service's run uses at most).
 FLOOR_ROWS = 64
-WARMUP = 3
-DURATION = 10
+WARMUP = 1 if QUICK else 3
+DURATION = 1 if QUICK else 10
 # Each workload is measured this many times, Purse and its floor in turn: one pair of runs moved
 # by as much as the gaps it should show (the same binary measured 53 % and 64 % of its floor).
-ROUNDS = 3
+ROUNDS = 1 if QUICK else 3
 # The scale runs: rounds that take every size in turn, each run this long after its warm-up.
 SCALE_ROUNDS = 3
 SCALE_DURATION = 5
@@ -71,7 +76,7 @@ SINGLE_STATEMENT_READS = ["list_payment_methods", "retrieve_customer", "elements
 WRITE_CPU_BEFORE_US = {"create_customer": 235, "confirm_setup_intent": 1506, "attach_detach": 949, "set_default": 966}
 HEALTHZ_CPU_BEFORE_US = 50
 # Latency without queueing: one connection, one request in flight, this many operations.
-UNQUEUED_OPERATIONS = {"read": 1000, "write": 300}
+UNQUEUED_OPERATIONS = {"read": 20, "write": 10} if QUICK else {"read": 1000, "write": 300}
 UNQUEUED_P99_LIMIT_MS = {"read": 1.0, "write": 5.0}
 RSS_LIMIT_MB = 64
 ID_PATTERN = re.compile(r"^(cus|pm|seti|evt|req|ephkey|cuss|css|we|whdel)_[A-Za-z0-9]+$")
@@ -241,7 +246,7 @@ class Server:
 class Purse(Server):
     """A release `purse serve` on the benchmark's database."""
 
-    def __init__(self, cluster, folder, database="purse", binary=RELEASE / "purse", env=None):
+    def __init__(self, cluster, folder, database="purse", binary=BINARIES / "purse", env=None):
         super().__init__(folder)
         self.cluster = cluster
         self.binary = pathlib.Path(binary)
@@ -266,7 +271,7 @@ class BareHTTP(Server):
     """The HTTP floor: `bare-http`, Hummingbird alone answering `GET /healthz`."""
 
     def start(self):
-        self.launch([str(RELEASE / "bare-http")], "bare-http.log")
+        self.launch([str(BINARIES / "bare-http")], "bare-http.log")
 
 
 class Api:
@@ -329,7 +334,7 @@ def random_id(prefix):
 
 # The workloads
 
-def purse_fixtures(purse, customers=64, methods_per_customer=10, unattached=100000, confirming=256):
+def purse_fixtures(purse, customers=64, methods_per_customer=10, unattached=2000 if QUICK else 100000, confirming=256):
     """An account; customers with saved cards, each with an ephemeral key and a customer session;
     a stock of unattached cards (cloned with COPY) for attach + detach; and customers of their own
     for create + confirm, which attaches a card each time: over three rounds it gave the shared
@@ -419,7 +424,7 @@ def run_load(base, workload, folder, connections=CONNECTIONS, warmup=WARMUP, dur
     spec = folder / f"{workload['name']}.json"
     spec.write_text(json.dumps({key: workload[key] for key in ("name", "steps", "rows")}))
     report = folder / f"{workload['name']}.report.json"
-    arguments = [str(RELEASE / "purse-load"), "--workload", str(spec), "--connections", str(connections),
+    arguments = [str(BINARIES / "purse-load"), "--workload", str(spec), "--connections", str(connections),
                  "--output", str(report)]
     for url in [base] if isinstance(base, str) else base:
         arguments += ["--url", url]
@@ -772,8 +777,16 @@ def command_run(arguments):
         finally:
             peer.stop()
     save(results, "run")
+    if QUICK:
+        log("The quick form: debug binaries, a second a run; the verdicts below judge nothing")
     for line in target_lines(targets(results, json.loads(RESULTS_JSON.read_text()).get("scale"))):
         print(line)
+    if QUICK:
+        # The quick form measures nothing, but every request it sent must have succeeded.
+        failed = [f"{w['name']}: {run['errors']} errors" for w in results["workloads"]
+                  for run in [w["purse"], w.get("unqueued"), w.get("two_processes")] if run and run["errors"]]
+        if failed:
+            raise SystemExit("error: requests failed in the quick run: " + "; ".join(failed))
     if not arguments.keep:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -984,7 +997,7 @@ def save(results, section):
     stored[section] = results
     RESULTS_JSON.write_text(json.dumps(stored, indent=2, sort_keys=True) + "\n")
     write_markdown(stored)
-    log(f"Wrote {RESULTS_MD.relative_to(ROOT)} and {RESULTS_JSON.relative_to(ROOT)}")
+    log(f"Wrote {RESULTS_MD} and {RESULTS_JSON}")
 
 
 def write_markdown(stored):

@@ -10,22 +10,17 @@ struct PoolTests {
     @Test func callersWaitForAFreeConnectionThenTimeOutClearly() async throws {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .milliseconds(300))
         try await TestPostgres.withDatabase(options: options) { client in
-            // The holder signals once it has the one connection: a fixed pause was too short
-            // under ThreadSanitizer, and the second caller went first.
-            let holding = Gate()
-            async let holder: Void = client.withConnection {
-                holding.open()
-                try await $0.query("SELECT pg_sleep(1.2)")
-            }
+            let (holder, holding) = Self.holdTheOneConnection(of: client)
             await holding.wait()
             let started = ContinuousClock.now
             let error = await #expect(throws: PGError.self) { try await client.query("SELECT 1") }
             let waited = ContinuousClock.now - started
+            holder.cancel()
+            await #expect(throws: CancellationError.self) { try await holder.value }
             #expect(error?.kind == .poolTimeout)
             #expect(error?.isUnavailable == true)
             // Not before the checkout timeout (a loaded machine fires the timer late, never early).
             #expect(waited >= .milliseconds(250))
-            try await holder
             // Once the holder is done, the connection serves again.
             let rows = try await client.query("SELECT 1 AS one")
             #expect(try rows[0]["one", as: Int32.self] == 1)
@@ -41,11 +36,7 @@ struct PoolTests {
     @Test func eachWaiterTimesOutAfterItsOwnFullTimeout() async throws {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .milliseconds(400))
         try await TestPostgres.withDatabase(options: options) { client in
-            let holding = Gate()
-            async let holder: Void = client.withConnection {
-                holding.open()
-                try await $0.query("SELECT pg_sleep(4)")
-            }
+            let (holder, holding) = Self.holdTheOneConnection(of: client)
             await holding.wait()
             let waits = try await withThrowingTaskGroup(of: Duration.self) { group in
                 for _ in 0..<2 {
@@ -59,10 +50,11 @@ struct PoolTests {
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
+            holder.cancel()
+            await #expect(throws: CancellationError.self) { try await holder.value }
             #expect(waits.count == 2)
             #expect(waits.allSatisfy { $0 >= .milliseconds(350) })
             #expect(client.statistics.timeouts == 2)
-            try await holder
         }
     }
 
@@ -123,6 +115,21 @@ struct PoolTests {
     }
 
     /// Polls `condition` (a loaded machine may take a while to queue a caller) for up to 20 s.
+    /// A task that takes a one-connection pool's connection and keeps it, in a statement that
+    /// runs until the task is cancelled (or a minute has passed), and the gate it opens once it
+    /// has it. Held by the server, not by a pause: under ThreadSanitizer's load a pause of over
+    /// a second ended before a 300 ms checkout timer fired.
+    private static func holdTheOneConnection(of client: PostgresClient) -> (Task<Void, any Error>, Gate) {
+        let holding = Gate()
+        let holder = Task {
+            try await client.withConnection { connection in
+                holding.open()
+                try await connection.query("SELECT pg_sleep(60)")
+            }
+        }
+        return (holder, holding)
+    }
+
     private static func waitUntil(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(20)
         while !condition() {

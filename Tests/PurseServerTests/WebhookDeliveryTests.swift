@@ -305,7 +305,9 @@ struct WebhookDeliveryTests {
 
     /// The endpoint's attempts, newest first, once at least `count` are recorded.
     private static func waitForAttempts(_ count: Int, endpoint: String, api: APIClient) async throws -> [JSONValue] {
-        let deadline = ContinuousClock.now + .seconds(15)
+        // Generous: under ThreadSanitizer with every suite running, three attempts a second
+        // apart took over 15 s.
+        let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             let attempts = try await api.get("/v1/webhook_endpoints/\(endpoint)/deliveries").json["data"]?.arrayValue ?? []
             if attempts.count >= count { return attempts }

@@ -83,7 +83,7 @@ public final class WebhookReceiver: Sendable {
     public var deliveries: [Delivery] { inbox.state.withLockedValue { $0.deliveries } }
 
     /// Waits until at least `count` requests arrived (counted when they arrive, before any delay), or fails after `timeout`.
-    public func waitForDeliveries(_ count: Int, timeout: Duration = .seconds(15)) async throws -> [Delivery] {
+    public func waitForDeliveries(_ count: Int, timeout: Duration = .seconds(60)) async throws -> [Delivery] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let received = deliveries

@@ -114,7 +114,6 @@ struct PoolTests {
         }
     }
 
-    /// Polls `condition` (a loaded machine may take a while to queue a caller) for up to 20 s.
     /// A task that takes a one-connection pool's connection and keeps it, in a statement that
     /// runs until the task is cancelled (or a minute has passed), and the gate it opens once it
     /// has it. Held by the server, not by a pause: under ThreadSanitizer's load a pause of over
@@ -130,6 +129,7 @@ struct PoolTests {
         return (holder, holding)
     }
 
+    /// Polls `condition` (a loaded machine may take a while to queue a caller) for up to 20 s.
     private static func waitUntil(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(20)
         while !condition() {

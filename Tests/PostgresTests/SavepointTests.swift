@@ -28,6 +28,26 @@ struct SavepointTests {
         }
     }
 
+    /// A statement queued for its first use and discarded unsent (its savepoint threw) was never
+    /// prepared on the server: its next use prepares it, rather than naming a statement that is
+    /// not there (SQLSTATE 26000).
+    @Test func aDiscardedFirstUseIsPreparedAtTheNextUse() async throws {
+        try await TestPostgres.withDatabase { client in
+            try await client.query("CREATE TABLE items (n int)")
+            try await client.withTransaction { connection in
+                await #expect(throws: Refused.self) {
+                    try await connection.withSavepoint { connection in
+                        try connection.queryLater("INSERT INTO items VALUES (\(1))")
+                        throw Refused()
+                    }
+                }
+                try await connection.query("INSERT INTO items VALUES (\(2))")
+            }
+            let rows = try await client.query("SELECT array_agg(n ORDER BY n)::text AS ns FROM items")
+            #expect(try rows[0]["ns", as: String.self] == "{2}")
+        }
+    }
+
     /// A failed statement aborts the transaction block; rolling back to the savepoint revives it.
     @Test func aFailedStatementInsideLeavesTheTransactionUsable() async throws {
         try await TestPostgres.withDatabase { client in

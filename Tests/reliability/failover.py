@@ -60,6 +60,10 @@ REJOIN_AFTER = 20.0
 HEALTHY_LIMIT = 120.0
 
 
+class FormationError(Exception):
+    """A `scripts/formation` command that failed, with what it printed on standard error."""
+
+
 class Formation:
     """A formation built by `scripts/formation` in a folder of its own; the interface the
     exactly-once checks need from a database (`url`, `psql`) and the faults."""
@@ -70,8 +74,11 @@ class Formation:
         self.script = str(REPOSITORY / "scripts" / "formation")
 
     def run(self, *arguments, timeout=300):
-        return subprocess.run([self.script, *arguments], capture_output=True, text=True, check=True,
-                              timeout=timeout).stdout.strip()
+        result = subprocess.run([self.script, *arguments], capture_output=True, text=True, timeout=timeout)
+        if result.returncode != 0:
+            raise FormationError(f"scripts/formation {' '.join(arguments)} failed ({result.returncode}):\n"
+                                 f"{result.stderr.strip()}")
+        return result.stdout.strip()
 
     def create(self):
         self.database_url = self.run("create", str(self.folder), "--standbys", str(self.standbys))
@@ -109,7 +116,7 @@ class Formation:
         self.run("start-node", str(self.folder), node["name"])
 
     def destroy(self):
-        with contextlib.suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
+        with contextlib.suppress(FormationError, subprocess.TimeoutExpired):
             self.run("destroy", str(self.folder))
 
 
@@ -165,7 +172,10 @@ class FailoverSuite(Suite):
         if fault == "instance-killed":
             stop.wait(1.0)
             instances[0].start()
-        if killed and not stop.wait(REJOIN_AFTER):
+        if killed:
+            # Started even when the run ends first (a kill that took long under load), or the
+            # next run would wait for a formation that cannot become whole.
+            stop.wait(REJOIN_AFTER)
             self.cluster.start_node(killed)
 
     def check(self, fault, round_number, load, instances, faults_at, wall):

@@ -164,8 +164,10 @@ class Cluster:
         """CPU used so far by the postmaster and every process it started, ended ones included
         (the postmaster collects theirs when it reaps them: pgbench's backends end with it)."""
         postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
-        children = [int(stat.parent.name) for stat in pathlib.Path("/proc").glob("[0-9]*/stat")
-                    if parent_pid(stat) == postmaster]
+        # Not pathlib's glob: it stats each match, and a backend ending meanwhile makes it
+        # raise ProcessLookupError.
+        children = [int(name) for name in os.listdir("/proc")
+                    if name.isdigit() and parent_pid(pathlib.Path("/proc", name, "stat")) == postmaster]
         fields = pathlib.Path(f"/proc/{postmaster}/stat").read_text().rsplit(")", 1)[1].split()
         reaped = (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
         return cpu_seconds([postmaster, *children]) + reaped

@@ -399,6 +399,7 @@ public actor PostgresConnection {
         // Each step's results end with a NULL; the sync's own result ends the pipeline.
         var results: [OpaquePointer] = []
         var ends = 0
+        var looks = 0
         reading: while true {
             while PQisBusy(handle) == 0 {
                 guard let result = PQgetResult(handle) else {
@@ -412,10 +413,17 @@ public actor PostgresConnection {
                 }
                 results.append(result)
             }
-            // Waited for before reading: right after the send the answer is never there yet.
-            // Over TLS, what libpq has not read may already sit decrypted in OpenSSL, where the
-            // socket will never report it: read on instead of waiting.
+            // Looked for only after the executor's other work, then waited for: right after the
+            // send the answer is never there yet. Over TLS, what libpq has not read may already
+            // sit decrypted in OpenSSL, where the socket will never report it: read on instead.
             if purse_tls_read_pending(handle) == 0 {
+                if looks < Self.looksAfterOtherWork {
+                    looks += 1
+                    if await Self.answerArrivedAfterOtherWork(handle) {
+                        guard PQconsumeInput(handle) == 1 else { break }
+                        continue
+                    }
+                }
                 guard await waitForAnswer(within: &limits) else { break }
             }
             guard PQconsumeInput(handle) == 1 else { break }
@@ -498,6 +506,22 @@ public actor PostgresConnection {
             }
         }
     }
+
+    /// Lets the executor run what else it has queued, then looks at the socket without waiting.
+    /// Under load the answer has often come meanwhile, and taking it then costs neither the
+    /// reactor thread's wake-up nor the executor's.
+    private static func answerArrivedAfterOtherWork(_ handle: OpaquePointer) async -> Bool {
+        await Task.yield()
+        var socket = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        return poll(&socket, 1, 0) == 1
+    }
+
+    /// Looks per exchange before waiting on the reactor. On an idle executor each costs a
+    /// `Task.yield` and a `poll`, a few µs, and finds nothing yet; under load other connections'
+    /// work runs between them. Measured side by side (Benchmarks/README.md): one look cut
+    /// Purse's CPU per list by 11 % and per retrieve by 6 %, three a little more, eight (ending
+    /// at the first yield that ran nothing else) no more than three.
+    static let looksAfterOtherWork = 3
 
     /// Sends the statements, until the deadline's grace has passed: false when they could not
     /// be sent, and the connection is marked abandoned when the grace ran out.

@@ -536,20 +536,36 @@ class Suite:
         return found
 
     def events_delivered(self, fault, violations):
-        """Waits for the webhook queue to drain, then: every event of the account reached the
-        endpoint, under its own id; every send the endpoint acknowledged is in the attempt log,
-        unless the server that made it died before recording it (then, and only then, the event
-        is sent again when its claim expires). A delivery still held by a dead server's claim, or
-        waiting for its retry after a failed attempt, is reported, not failed: it is sent later
-        (`--final-drain` waits for it)."""
+        """Waits, up to DRAIN_LIMIT, until: every event of the account reached the endpoint, under
+        its own id; every send the endpoint acknowledged is in the attempt log, unless the server
+        that made it died before recording it (then, and only then, the event is sent again when
+        its claim expires). A delivery still held by a dead server's claim, or waiting for its
+        retry after a failed attempt, is reported, not failed: it is sent later (`--final-drain`
+        waits for it). The wait is for the condition itself, so a delivery in flight when it is
+        first read (claimed, sent, not yet recorded) is read again, not taken for a loss."""
         deadline = time.monotonic() + DRAIN_LIMIT
-        while time.monotonic() < deadline:
-            due = int(self.cluster.psql(
-                "SELECT count(*) FROM webhook_deliveries WHERE state = 'pending' "
-                "AND (claimed_until IS NULL OR claimed_until < now())")[0][0])
-            if not due:
+        while True:
+            figures = self.delivery_figures()
+            settled = not figures["missing"] and (
+                figures["unrecorded"] == self.unrecorded_before or self.refusals_expected(fault))
+            if settled or time.monotonic() >= deadline:
                 break
             time.sleep(0.2)
+        for event in figures["missing"][:10]:
+            violations.append(f"event {event} never reached the webhook endpoint: {self.delivery_story(event)}")
+        new_unrecorded = figures["unrecorded"] - self.unrecorded_before
+        self.unrecorded_before = figures["unrecorded"]
+        if new_unrecorded and not self.refusals_expected(fault):
+            violations.append(f"{new_unrecorded} sends the endpoint acknowledged are not in the attempt log, "
+                              "though no server died")
+        return {"events": figures["events"], "missing": len(figures["missing"]),
+                "held_by_a_dead_servers_claim": figures["held"], "waiting_for_a_retry": figures["retrying"],
+                "sent_more_than_once": figures["sent_twice"] - self.sent_twice_before,
+                "acknowledged_sends_not_recorded": new_unrecorded}
+
+    def delivery_figures(self):
+        """One reading of the account's deliveries. The endpoint's count is read last: a delivery
+        that was neither held nor retrying when the database was read, and was sent since, is in it."""
         events = [row[0] for row in self.cluster.psql(
             f"SELECT id FROM events WHERE account_id = '{self.account}'")]
         held = {row[0] for row in self.cluster.psql(
@@ -560,20 +576,22 @@ class Suite:
             "SELECT event_id FROM webhook_attempts WHERE status_code BETWEEN 200 AND 299"))
         with self.receiver.lock:
             received = dict(self.receiver.received)
-        missing = [event for event in events if event not in received and event not in held and event not in retrying]
-        for event in missing[:10]:
-            violations.append(f"event {event} never reached the webhook endpoint")
-        unrecorded = sum(max(0, count - recorded.get(event, 0)) for event, count in received.items())
-        new_unrecorded = unrecorded - self.unrecorded_before
-        self.unrecorded_before = unrecorded
-        if new_unrecorded and not self.refusals_expected(fault):
-            violations.append(f"{new_unrecorded} sends the endpoint acknowledged are not in the attempt log, "
-                              "though no server died")
-        sent_twice = sum(1 for count in received.values() if count > 1)
-        return {"events": len(events), "missing": len(missing), "held_by_a_dead_servers_claim": len(held),
-                "waiting_for_a_retry": len(retrying),
-                "sent_more_than_once": sent_twice - self.sent_twice_before,
-                "acknowledged_sends_not_recorded": new_unrecorded}
+        return {
+            "events": len(events), "held": len(held), "retrying": len(retrying),
+            "missing": [event for event in events if event not in received and event not in held and event not in retrying],
+            "unrecorded": sum(max(0, count - recorded.get(event, 0)) for event, count in received.items()),
+            "sent_twice": sum(1 for count in received.values() if count > 1),
+        }
+
+    def delivery_story(self, event):
+        """What the database holds of one event's delivery, for a violation's message."""
+        server = self.cluster.psql("SELECT inet_server_port(), pg_is_in_recovery()")[0]
+        deliveries = self.cluster.psql(
+            "SELECT state, attempts, claimed_until - now(), next_attempt_at - now(), created_at "
+            f"FROM webhook_deliveries WHERE event_id = '{event}'")
+        attempts = self.cluster.psql(
+            f"SELECT created, status_code, error FROM webhook_attempts WHERE event_id = '{event}'")
+        return f"deliveries {deliveries}, attempts {attempts} (read on port {server[0]}, in recovery {server[1]})"
 
     def final_drain(self):
         """With one server running, waits out the claims of dead servers (their lease, 60 s),

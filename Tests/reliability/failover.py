@@ -77,8 +77,17 @@ class Formation:
         result = subprocess.run([self.script, *arguments], capture_output=True, text=True, timeout=timeout)
         if result.returncode != 0:
             raise FormationError(f"scripts/formation {' '.join(arguments)} failed ({result.returncode}):\n"
-                                 f"{result.stderr.strip()}")
+                                 f"{result.stderr.strip()}{self.log_tails()}")
         return result.stdout.strip()
+
+    def log_tails(self, lines=40):
+        """The end of each data node's pg_autoctl log: `destroy` removes the folder, and CI
+        shows only what the suite prints."""
+        tails = []
+        for node_log in sorted(self.folder.glob("node*.log")):
+            text = node_log.read_text(errors="replace").splitlines()[-lines:]
+            tails.append(f"\n--- the last {len(text)} lines of {node_log.name}:\n" + "\n".join(text))
+        return "".join(tails)
 
     def create(self):
         self.database_url = self.run("create", str(self.folder), "--standbys", str(self.standbys))
@@ -115,9 +124,10 @@ class Formation:
     def start_node(self, node):
         self.run("start-node", str(self.folder), node["name"])
 
-    def destroy(self):
+    def destroy(self, keep=False):
+        """Stops the formation; removes its folder too unless `keep`."""
         with contextlib.suppress(FormationError, subprocess.TimeoutExpired):
-            self.run("destroy", str(self.folder))
+            self.run("stop" if keep else "destroy", str(self.folder))
 
 
 class FailoverSuite(Suite):
@@ -211,7 +221,7 @@ def main():
             for fault in faults:
                 suite.run(fault, round_number)
     finally:
-        suite.cluster.destroy()
+        suite.cluster.destroy(keep=arguments.keep)
         if arguments.keep:
             log(f"kept {folder}")
         else:

@@ -71,7 +71,9 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
         public mutating func appendInterpolation(_ fragment: PostgresQuery) {
             let offset = binds.count
             binds += fragment.binds
-            sql += offset == 0 ? fragment.sql : Self.renumber(fragment.sql, by: offset)
+            // A fragment without binds has no placeholders to shift: a constant clause is
+            // copied, not scanned, on every statement that embeds it.
+            sql += offset == 0 || fragment.binds.isEmpty ? fragment.sql : Self.renumber(fragment.sql, by: offset)
         }
 
         /// SQL text inserted as it is. Only for identifiers and keywords the code chooses, never

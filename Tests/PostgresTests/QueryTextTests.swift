@@ -28,6 +28,13 @@ struct QueryTextTests {
         #expect(PostgresQuery.StringInterpolation.renumber(fragment, by: 3) == expected)
     }
 
+    @Test func aFragmentWithoutBindsIsCopiedAsItIs() {
+        let constant = PostgresQuery(unsafeSQL: "status = 'enabled'", binds: [])
+        let query: PostgresQuery = "SELECT * FROM t WHERE id = \(1) AND \(constant) AND n = \(2)"
+        #expect(query.sql == "SELECT * FROM t WHERE id = $1 AND status = 'enabled' AND n = $2")
+        #expect(query.binds.count == 2)
+    }
+
     @Test func aFragmentWithDollarQuotesAndCommentsRunsWithItsOwnBinds() async throws {
         try await TestPostgres.withDatabase { client in
             let fragment = PostgresQuery(

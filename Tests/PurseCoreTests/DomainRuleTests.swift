@@ -180,6 +180,22 @@ struct TextRuleTests {
         #expect(try TextRules.email(email, param: "email") == email)
     }
 
+    /// ASCII is judged on its own (below "!" and DEL refused); any other scalar by Unicode's tables.
+    @Test(arguments: ["a\t@example.com", "a\u{7F}@example.com", "a\u{A0}@example.com", "a\u{2028}@example.com", "a\u{85}@example.com"])
+    func whitespaceAndControlsAreRefusedInEmails(email: String) {
+        let error = #expect(throws: PurseError.self) { try TextRules.email(email, param: "email") }
+        #expect(error?.code == "email_invalid")
+    }
+
+    /// Limits count characters, not bytes: 100 three-byte characters fit a limit of 100, 101 do not.
+    @Test func limitsCountCharactersNotBytes() throws {
+        let hundred = String(repeating: "名", count: 100)
+        #expect(try TextRules.singleLine(hundred, to: 100, param: "name") == hundred)
+        #expect(throws: PurseError.self) { try TextRules.singleLine(hundred + "名", to: 100, param: "name") }
+        let email = String(repeating: "é", count: 300) + "@example.com"
+        #expect(try TextRules.email(email, param: "email") == email)
+    }
+
     @Test(arguments: ["Jenny\nRosen", "Jenny\rRosen", "a\r\nb"])
     func lineBreaksAreRefusedInSingleLineFields(value: String) {
         let error = #expect(throws: PurseError.self) { try TextRules.singleLine(value, to: 100, param: "name") }

@@ -3,7 +3,9 @@ public enum TextRules {
     /// Returns `value` when it has at most `maximum` characters, else refuses it naming `param`.
     public static func limited(_ value: String?, to maximum: Int, param: String) throws -> String? {
         guard let value else { return nil }
-        guard value.count <= maximum else {
+        // Counting characters walks grapheme clusters; no more bytes than the limit is no more
+        // characters either, so most values are never counted.
+        guard value.utf8.count <= maximum || value.count <= maximum else {
             throw PurseError.invalidParameter(param, "\(param) must have at most \(maximum) characters.")
         }
         return value
@@ -26,10 +28,14 @@ public enum TextRules {
     public static func email(_ value: String?, maximum: Int = 512, param: String) throws -> String? {
         guard let value else { return nil }
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
-        let forbidden = value.unicodeScalars.contains {
-            $0.properties.isWhitespace || $0.properties.generalCategory == .control || $0 == "<" || $0 == ">"
+        let forbidden = value.unicodeScalars.contains { scalar in
+            // ASCII's whitespace and controls are exactly what lies below "!" and DEL; only other
+            // scalars need Unicode's property tables.
+            if scalar.isASCII { return scalar.value < 0x21 || scalar.value == 0x7F || scalar == "<" || scalar == ">" }
+            return scalar.properties.isWhitespace || scalar.properties.generalCategory == .control
         }
-        guard value.count <= maximum, parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !forbidden else {
+        let withinMaximum = value.utf8.count <= maximum || value.count <= maximum
+        guard withinMaximum, parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !forbidden else {
             throw PurseError.invalidParameter(param, "Invalid email address: \(value)", code: "email_invalid")
         }
         return value

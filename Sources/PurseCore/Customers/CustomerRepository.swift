@@ -68,8 +68,9 @@ public struct CustomerQuery: Sendable {
 /// next round trip.
 public protocol CustomerRepository: Sendable {
     /// Stores a new customer, without a default payment method (set it with ``update(_:account:)``
-    /// once the method is attached).
-    func insert(_ customer: Customer, account: String) async throws
+    /// once the method is attached), and records `created`, its `customer.created` event, in the
+    /// same write: creating a customer is then one statement, as it was before the repositories.
+    func insert(_ customer: Customer, account: String, announcing created: NewEvent) async throws
 
     /// A customer in view, live or deleted.
     func find(_ id: String, visibleTo visibility: Visibility) async throws -> CustomerLookup?

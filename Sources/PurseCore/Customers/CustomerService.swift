@@ -53,12 +53,10 @@ public struct CustomerService: Sendable {
         }
         let (prepared, preparedAttachment) = (customer, attachment)
         guard attachment != nil || params.testClock != nil else {
-            // The common case in one round trip: the customer and its event, queued together.
+            // The common case in one statement: the customer and its event.
             let created = try Self.rendered(prepared)
-            try await database.autocommit { repositories in
-                try await repositories.customers.insert(prepared, account: caller.accountID)
-                try await repositories.events.record(NewEvent("customer.created", rendered: created, account: caller.accountID, request: request))
-            }
+            let event = NewEvent("customer.created", rendered: created, account: caller.accountID, request: request)
+            try await database.autocommit { try await $0.customers.insert(prepared, account: caller.accountID, announcing: event) }
             return created
         }
         return try await database.transaction(retryingConflicts: 2) { repositories in
@@ -71,8 +69,10 @@ public struct CustomerService: Sendable {
             }
             let created = try Self.rendered(customer)
             // Nothing reads these rows: they travel with the next statement in one round trip.
-            try await repositories.customers.insert(customer, account: caller.accountID)
-            try await repositories.events.record(NewEvent("customer.created", rendered: created, account: caller.accountID, request: request))
+            try await repositories.customers.insert(
+                customer, account: caller.accountID,
+                announcing: NewEvent("customer.created", rendered: created, account: caller.accountID, request: request)
+            )
             guard let attachment = preparedAttachment else { return created }
             if let new = attachment.new { try await repositories.paymentMethods.insert(new, account: caller.accountID, customer: nil) }
             let attached = try await Attachments.attach(attachment.id, to: customer.id, caller: caller, in: repositories)

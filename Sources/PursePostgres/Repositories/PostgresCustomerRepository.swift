@@ -13,15 +13,18 @@ struct PostgresCustomerRepository: CustomerRepository {
 
     private static let list = KeysetList(table: "customers", columns: columns, noun: "customer")
 
-    func insert(_ customer: Customer, account: String) async throws {
+    func insert(_ customer: Customer, account: String, announcing created: NewEvent) async throws {
         try await connection.queryLater(
             """
-            INSERT INTO customers (id, account_id, created, email, name, phone, description, address, shipping,
-                                   metadata, preferred_locales, invoice_prefix, test_clock)
-            VALUES (\(customer.id), \(account), \(customer.created), \(customer.email), \(customer.name),
-                    \(customer.phone), \(customer.description), \(StoredJSON.encodeIfPresent(customer.address)),
-                    \(StoredJSON.encodeIfPresent(customer.shipping)), \(StoredJSON.encode(customer.metadata)),
-                    \(PostgresTextArray(customer.preferredLocales)), \(customer.invoicePrefix), \(customer.testClock))
+            WITH customer AS (
+                INSERT INTO customers (id, account_id, created, email, name, phone, description, address, shipping,
+                                       metadata, preferred_locales, invoice_prefix, test_clock)
+                VALUES (\(customer.id), \(account), \(customer.created), \(customer.email), \(customer.name),
+                        \(customer.phone), \(customer.description), \(StoredJSON.encodeIfPresent(customer.address)),
+                        \(StoredJSON.encodeIfPresent(customer.shipping)), \(StoredJSON.encode(customer.metadata)),
+                        \(PostgresTextArray(customer.preferredLocales)), \(customer.invoicePrefix), \(customer.testClock))
+            ), \(PostgresEventRepository.clauses(recording: created))
+            SELECT 1
             """
         )
     }

@@ -28,17 +28,20 @@ struct PostgresEventRepository: EventRepository {
     )
 
     func record(_ event: NewEvent) async throws {
-        try await connection.queryLater(
-            """
-            WITH event AS (
-                INSERT INTO events (id, account_id, created, type, api_version, data, request_id, idempotency_key)
-                VALUES (\(event.id), \(event.account), \(event.created), \(event.type), \(event.apiVersion),
-                        \(PostgresJSON(event.data, type: .json)), \(event.requestID), \(event.idempotencyKey))
-                RETURNING id, account_id, type
-            ), deliveries AS (\(Self.deliveries))
-            SELECT 1
-            """
-        )
+        try await connection.queryLater("WITH \(Self.clauses(recording: event)) SELECT 1")
+    }
+
+    /// The `WITH` clauses that insert `event` and start its deliveries, for a statement that
+    /// records an event beside its change (a new customer's).
+    static func clauses(recording event: NewEvent) -> PostgresQuery {
+        """
+        event AS (
+            INSERT INTO events (id, account_id, created, type, api_version, data, request_id, idempotency_key)
+            VALUES (\(event.id), \(event.account), \(event.created), \(event.type), \(event.apiVersion),
+                    \(PostgresJSON(event.data, type: .json)), \(event.requestID), \(event.idempotencyKey))
+            RETURNING id, account_id, type
+        ), deliveries AS (\(Self.deliveries))
+        """
     }
 
     func find(_ id: String, account: String) async throws -> StoredEvent? {

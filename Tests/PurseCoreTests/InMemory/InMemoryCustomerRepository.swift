@@ -36,7 +36,7 @@ struct CustomerRow: KeysetRow {
 struct InMemoryCustomerRepository: CustomerRepository {
     let database: InMemoryDatabase
 
-    func insert(_ customer: Customer, account: String) async throws {
+    func insert(_ customer: Customer, account: String, announcing created: NewEvent) async throws {
         try await database.write { state in
             guard state.customers[customer.id] == nil else { throw InMemoryDatabaseError.constraint("customers_pkey") }
             var stored = CustomerRow.stored(customer)
@@ -45,6 +45,7 @@ struct InMemoryCustomerRepository: CustomerRepository {
             state.customers[customer.id] = CustomerRow(
                 customer: stored, account: account, selectedOption: nil, deleted: false, seq: state.nextSeq()
             )
+            try InMemoryEventRepository.record(created, in: &state)
         }
     }
 

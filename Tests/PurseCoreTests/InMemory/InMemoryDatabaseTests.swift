@@ -12,11 +12,15 @@ struct InMemoryDatabaseTests {
         Customer(id: id, created: Clock.now, invoicePrefix: "ABCDEFGH")
     }
 
+    private static func created(_ id: String) -> NewEvent {
+        NewEvent("customer.created", object: .object(JSONObject([("id", .string(id))])), account: "acct_1", request: nil)
+    }
+
     @Test func aTransactionThatThrowsLeavesNothingBehind() async throws {
         let database = InMemoryDatabase()
         await #expect(throws: Boom.self) {
             try await database.transaction { repositories in
-                try await repositories.customers.insert(Self.customer("cus_1"), account: "acct_1")
+                try await repositories.customers.insert(Self.customer("cus_1"), account: "acct_1", announcing: Self.created("cus_1"))
                 throw Boom()
             }
         }
@@ -27,7 +31,7 @@ struct InMemoryDatabaseTests {
         let database = InMemoryDatabase()
         await #expect(throws: Boom.self) {
             try await database.autocommit { repositories in
-                try await repositories.customers.insert(Self.customer("cus_1"), account: "acct_1")
+                try await repositories.customers.insert(Self.customer("cus_1"), account: "acct_1", announcing: Self.created("cus_1"))
                 throw Boom()
             }
         }
@@ -36,7 +40,7 @@ struct InMemoryDatabaseTests {
 
     @Test func aDefaultThatIsNotAttachedFailsTheCommit() async throws {
         let database = InMemoryDatabase()
-        try await database.autocommit { try await $0.customers.insert(Self.customer("cus_1"), account: "acct_1") }
+        try await database.autocommit { try await $0.customers.insert(Self.customer("cus_1"), account: "acct_1", announcing: Self.created("cus_1")) }
         var customer = Self.customer("cus_1")
         customer.invoiceSettings.defaultPaymentMethod = "pm_missing"
         let stored = StoredCustomer(customer: customer, selectedOption: .paymentMethod)
@@ -55,7 +59,7 @@ struct InMemoryDatabaseTests {
 
     @Test func unitsOfWorkRunOneAtATime() async throws {
         let database = InMemoryDatabase()
-        try await database.autocommit { try await $0.customers.insert(Self.customer("cus_1"), account: "acct_1") }
+        try await database.autocommit { try await $0.customers.insert(Self.customer("cus_1"), account: "acct_1", announcing: Self.created("cus_1")) }
         // Each reads the email and writes it back longer: interleaved, some appends would be lost.
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<20 {

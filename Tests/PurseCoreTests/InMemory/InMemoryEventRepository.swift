@@ -21,12 +21,14 @@ struct InMemoryEventRepository: EventRepository {
     let database: InMemoryDatabase
 
     func record(_ event: NewEvent) async throws {
-        try await database.write { state in
-            guard state.events[event.id] == nil else { throw InMemoryDatabaseError.constraint("events_pkey") }
-            state.events[event.id] = EventRow(event: event, seq: state.nextSeq())
-            // The same statement starts its deliveries.
-            state.startDeliveries(of: event)
-        }
+        try await database.write { state in try Self.record(event, in: &state) }
+    }
+
+    /// The event's row and its deliveries, as the statement that records it writes them.
+    static func record(_ event: NewEvent, in state: inout InMemoryState) throws {
+        guard state.events[event.id] == nil else { throw InMemoryDatabaseError.constraint("events_pkey") }
+        state.events[event.id] = EventRow(event: event, seq: state.nextSeq())
+        state.startDeliveries(of: event)
     }
 
     func find(_ id: String, account: String) async throws -> StoredEvent? {

@@ -23,14 +23,14 @@ public struct CustomerSessionService: Sendable {
         let components = try params.resolvedComponents()
         let now = Clock.now
         let clientSecret = "cuss_secret_" + ObjectID.randomBase62(length: 48)
-        var session = CustomerSession(
+        let session = CustomerSession(
             id: ObjectID.make(.customerSession), clientSecret: clientSecret, components: components, created: now,
             customer: params.customer, expiresAt: now + lifetime
         )
         let apiKey = secrets.customerSessionAPIKey(session.id)
         // As for ephemeral keys: one transaction, the settings and the customer locked, so a
         // concurrent delete of either cannot leave the session half-bound or alive.
-        let (settings, inserted) = try await database.transaction { [session] repositories in
+        let (settings, inserted) = try await database.transaction { repositories in
             let settings = try await SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, in: repositories)
             var bound = session
             bound.customerSheetSettings = settings
@@ -39,11 +39,12 @@ public struct CustomerSessionService: Sendable {
             )
             return (settings, inserted)
         }
-        session.customerSheetSettings = settings
         guard let created = inserted else { throw PurseError.noSuch("customer", params.customer, param: "customer") }
+        var saved = session
+        saved.customerSheetSettings = settings
         // A customer on a test clock gets sessions that live by the clock's time.
-        (session.created, session.expiresAt) = (created, created + lifetime)
-        return session
+        (saved.created, saved.expiresAt) = (created, created + lifetime)
+        return saved
     }
 
     /// Revokes a session at once (its client secret and its key); returns it.

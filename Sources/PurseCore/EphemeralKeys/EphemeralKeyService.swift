@@ -30,13 +30,13 @@ public struct EphemeralKeyService: Sendable {
     public func create(_ params: CreateParameters, by caller: Credential) async throws -> EphemeralKey {
         let secret = "ek_test_" + ObjectID.randomBase62(length: 48)
         let now = Clock.now
-        var key = EphemeralKey(
+        let key = EphemeralKey(
             id: ObjectID.make(.ephemeralKey), customer: params.customer, created: now, expires: now + lifetime, secret: secret
         )
         // One transaction with the settings and the customer locked: a concurrent delete of
         // either waits for the key, then unbinds or revokes it (FOR SHARE makes a delete that
         // commits first visible here, so no key outlives its customer's deletion).
-        let inserted = try await database.transaction { [key] repositories in
+        let inserted = try await database.transaction { repositories in
             let settings = try await SheetSettingsService.bindable(params.customerSheetSettings, account: caller.accountID, in: repositories)
             return try await repositories.customerCredentials.insertEphemeralKey(
                 key, customer: params.customer, account: caller.accountID, secretHash: SecretHash.sha256(secret), sheetSettings: settings
@@ -44,8 +44,9 @@ public struct EphemeralKeyService: Sendable {
         }
         guard let created = inserted else { throw PurseError.noSuch("customer", params.customer, param: "customer") }
         // A customer on a test clock gets keys that live by the clock's time.
-        (key.created, key.expires) = (created, created + lifetime)
-        return key
+        var saved = key
+        (saved.created, saved.expires) = (created, created + lifetime)
+        return saved
     }
 
     /// Revokes a key at once; returns it (without its secret).

@@ -33,24 +33,28 @@ public struct EventService: Sendable {
 
     public func list(_ params: ListParams, account: String) async throws -> Page<Event> {
         let pagination = try params.pagination()
-        var query = EventQuery(account: account, created: params.created)
+        let query = EventQuery(account: account, created: params.created, types: try Self.types(params))
+        let page = try await database.autocommit { try await $0.events.list(query, pagination: pagination) }
+        let secrets = self.secrets
+        return Page(data: try page.data.map { try Self.event($0, secrets: secrets) }, hasMore: page.hasMore)
+    }
+
+    /// The types a list asks for: `type` (`customer.created`, or with a trailing `*` every type
+    /// starting so, `customer.*`) or `types` (between 1 and 20 exact types), not both.
+    private static func types(_ params: ListParams) throws -> EventTypeFilter? {
         switch (params.type, params.types) {
         case (.some, .some):
             throw PurseError.invalidParameter("types", "You may only specify one of these parameters: type, types.")
         case (.some(let type), nil):
-            // `customer.created`, or with a trailing `*` every type starting so (`customer.*`).
-            query.types = type.hasSuffix("*") ? .prefix(String(type.dropLast())) : .exactly(type)
+            return type.hasSuffix("*") ? .prefix(String(type.dropLast())) : .exactly(type)
         case (nil, .some(let types)):
             guard !types.isEmpty, types.count <= 20 else {
                 throw PurseError.invalidParameter("types", "Give between 1 and 20 event types.")
             }
-            query.types = .anyOf(types)
+            return .anyOf(types)
         case (nil, nil):
-            break
+            return nil
         }
-        let page = try await database.autocommit { [query] in try await $0.events.list(query, pagination: pagination) }
-        let secrets = self.secrets
-        return Page(data: try page.data.map { try Self.event($0, secrets: secrets) }, hasMore: page.hasMore)
     }
 
     /// An event as stored, with the secrets its object must not keep (a setup intent's client

@@ -57,18 +57,19 @@ public struct PaymentMethodService: Sendable {
     ) async throws -> Page<RenderedJSON> {
         guard let customer = params.customer else { throw PurseError.missingParameter("customer") }
         let pagination = try params.pagination()
-        var query = AttachedMethodsQuery(
-            customer: customer, visibility: caller.visibility, type: params.type, allowRedisplay: params.allowRedisplay?.rawValue,
-            now: caller.now
-        )
+        var filter: CustomerSheetSettings.SavedPaymentMethodFilter?
         if caller.isClient {
             // What a client lists is filtered by the sheet settings in force; the secret key sees all.
             let settings = try await SheetSettingsService.inForce(
                 for: caller, named: nil, database: database, cache: caches.sheetSettings
             )
-            query.filter = settings.savedPaymentMethodFilter
+            filter = settings.savedPaymentMethodFilter
         }
-        let page = try await database.autocommit { [query] in try await $0.paymentMethods.listAttached(query, pagination: pagination) }
+        let query = AttachedMethodsQuery(
+            customer: customer, visibility: caller.visibility, type: params.type, allowRedisplay: params.allowRedisplay?.rawValue,
+            filter: filter, now: caller.now
+        )
+        let page = try await database.autocommit { try await $0.paymentMethods.listAttached(query, pagination: pagination) }
         guard let page else { throw PurseError.noSuch("customer", customer, param: customerParam) }
         return page
     }

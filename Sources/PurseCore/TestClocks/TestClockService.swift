@@ -136,7 +136,7 @@ public struct TestClockService: Sendable {
     public func finishAdvances() async throws -> Int {
         var finished = 0
         while true {
-            let batch = try await database.transaction { [setupIntents] repositories in
+            let batch = try await database.transaction { repositories in
                 let moved = try await repositories.testClocks.finishAdvances(limit: Self.batch)
                 let encoder = JSONValueEncoder()
                 for (clock, account) in moved {

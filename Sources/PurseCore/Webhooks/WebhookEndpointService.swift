@@ -60,16 +60,17 @@ public struct WebhookEndpointService: Sendable {
         let events = try Self.checkedEvents(params.enabledEvents)
         let metadata = try MetadataRules.new(params.metadata)
         // The URL last of the parameters: its check may look the host up.
-        var endpoint = WebhookEndpoint(
+        let endpoint = WebhookEndpoint(
             id: ObjectID.make(.webhookEndpoint), apiVersion: params.apiVersion, created: Clock.now, description: description,
             enabledEvents: events, metadata: metadata, secret: nil, status: "enabled", url: try await checkedURL(params.url)
         )
         if let version = params.apiVersion, (try? StripeVersion.parse(version)) == nil {
             throw PurseError.invalidParameter("api_version", "Invalid API version: \(version)")
         }
-        try await database.autocommit { [endpoint] in try await $0.webhooks.insertEndpoint(endpoint, account: caller.accountID) }
-        endpoint.secret = secrets.webhookSigningSecret(endpoint.id)
-        return endpoint
+        try await database.autocommit { try await $0.webhooks.insertEndpoint(endpoint, account: caller.accountID) }
+        var created = endpoint
+        created.secret = secrets.webhookSigningSecret(endpoint.id)
+        return created
     }
 
     public func retrieve(_ id: String, by caller: Credential) async throws -> WebhookEndpoint {

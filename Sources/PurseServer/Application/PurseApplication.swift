@@ -170,21 +170,25 @@ public struct PurseApplication {
         // Shut down in reverse order, each after the one before it finished, and the HTTP server
         // first: webhook delivery comes right after it, so a stopping server takes no new
         // deliveries while the services before it wind down (they stay for the next server).
-        self.services = [
-            pool,
-            background,
-            MaintenanceService(
-                idempotency: IdempotencyService(database: backgroundDatabase, masterKey: masterKey),
-                ephemeralKeys: EphemeralKeyService(
-                    database: backgroundDatabase, lifetime: configuration.ephemeralKeyLifetime, caches: caches),
-                sessions: CustomerSessionService(
-                    database: backgroundDatabase, masterKey: masterKey, lifetime: configuration.customerSessionLifetime,
-                    caches: caches
-                ),
-                setupIntents: backgroundSetupIntents,
-                testClocks: backgroundTestClocks,
-                logger: logger
-            ),
+        var services: [any Service] = [pool, background]
+        if let interval = configuration.housekeepingInterval {
+            services.append(
+                MaintenanceService(
+                    idempotency: IdempotencyService(database: backgroundDatabase, masterKey: masterKey),
+                    ephemeralKeys: EphemeralKeyService(
+                        database: backgroundDatabase, lifetime: configuration.ephemeralKeyLifetime, caches: caches),
+                    sessions: CustomerSessionService(
+                        database: backgroundDatabase, masterKey: masterKey, lifetime: configuration.customerSessionLifetime,
+                        caches: caches
+                    ),
+                    setupIntents: backgroundSetupIntents,
+                    testClocks: backgroundTestClocks,
+                    logger: logger,
+                    interval: interval
+                )
+            )
+        }
+        services += [
             TestClockAdvancer(
                 clocks: backgroundTestClocks, advances: caches.testClockAdvances, logger: logger,
                 interval: configuration.testClockSweepInterval
@@ -192,6 +196,7 @@ public struct PurseApplication {
             ChangeFeed(configuration: pool.configuration, caches: caches, logger: logger),
             delivery,
         ]
+        self.services = services
         self.publicURL = publicURL
         self.logger = logger
         self.tlsConfiguration = try configuration.tls.map(Self.tlsConfiguration)

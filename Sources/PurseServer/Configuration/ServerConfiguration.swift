@@ -34,6 +34,10 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     /// finishes the announced ones at once). Not a setting of `purse serve`: tests lengthen it to
     /// prove the announcement alone finishes an advance.
     package var testClockSweepInterval: Duration = .seconds(2)
+    /// How often the server runs its housekeeping sweeps, the first time as it starts; nil runs
+    /// none. Not a setting of `purse serve`: tests turn it off and sweep when they choose, so a
+    /// round that starts with the server cannot take what a test is about to sweep.
+    package var housekeepingInterval: Duration? = .seconds(600)
 
     /// The files of the certificate `purse serve` presents, and whether local tools may still
     /// reach it over plain http on loopback.

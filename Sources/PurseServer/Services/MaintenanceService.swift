@@ -12,7 +12,7 @@ struct MaintenanceService: Service {
     let setupIntents: SetupIntentService
     let testClocks: TestClockService
     let logger: Logger
-    var interval: Duration = .seconds(600)
+    let interval: Duration
 
     func run() async throws {
         // Cancelled, every sweep fails at once and the sleep does not wait: stop.

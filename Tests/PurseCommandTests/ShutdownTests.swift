@@ -54,7 +54,7 @@ struct FailedStartTests {
             let error = await #expect(throws: TestSetupError.self) {
                 try await ServeProcess.start(
                     in: folder, arguments: ["--port", String(taken.port)],
-                    environment: ["DATABASE_URL": database.url, "PURSE_DATA_DIR": folder.path], timeout: .seconds(60)
+                    environment: ["DATABASE_URL": database.url, "PURSE_DATA_DIR": folder.path]
                 )
             }
             let output = error?.description ?? ""

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NIOCore
-import NIOPosix
 import Postgres
 import PurseCore
 import PursePostgres
@@ -21,11 +19,6 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var options: ServeOptions
 
     func run() async throws {
-        // Swift concurrency's jobs run on NIO's event loops rather than a second pool of threads,
-        // so a request's handler no longer hops from its connection's loop to another thread and
-        // back (on the benchmark: about a quarter fewer context switches per request). Each
-        // connection then prefers its own loop (ConnectionLoopChildChannel).
-        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let configuration = try PurseConfiguration.read(database, options)
         let settings = configuration.server
         LoggingSystem.bootstrap { LogfmtLogHandler(label: $0, level: settings.logLevel) }

@@ -13,16 +13,22 @@ struct TestClockAdvancer: Service {
     var interval: Duration = .seconds(2)
 
     func run() async throws {
-        let (advances, interval) = (self.advances, self.interval)
+        let (clocks, advances, interval, logger) = (self.clocks, self.advances, self.interval, self.logger)
         await withDiscardingTaskGroup { group in
             group.addTask {
                 while (try? await Task.sleep(for: interval)) != nil { advances.raise() }
             }
-            for await _ in advances.changes.cancelOnGracefulShutdown() {
-                do {
-                    _ = try await clocks.finishAdvances()
-                } catch {
-                    logger.warning("Finishing test clock advances failed; the next sweep tries again", metadata: ["error": "\(error)"])
+            // Not `changes.cancelOnGracefulShutdown()`: its `merge` (swift-async-algorithms 1.1.4)
+            // holds a lock across `withUnsafeThrowingContinuation`, which may re-enqueue the task
+            // (swiftlang/swift#85668), so a cancellation that comes first waits on the lock; on
+            // the thread that job needs, forever (swift-async-algorithms#430).
+            await cancelWhenGracefulShutdown {
+                for await _ in advances.changes {
+                    do {
+                        _ = try await clocks.finishAdvances()
+                    } catch {
+                        logger.warning("Finishing test clock advances failed; the next sweep tries again", metadata: ["error": "\(error)"])
+                    }
                 }
             }
             group.cancelAll()

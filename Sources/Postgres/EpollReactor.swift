@@ -125,7 +125,7 @@ final class EpollReactor: Sendable {
     /// has passed.
     ///
     /// One registration's waits and its ``deregister(_:)`` come one after another, never at
-    /// once (its connection's actor makes them): so the socket is armed outside the
+    /// once (one task at a time holds its connection): so the socket is armed outside the
     /// registration's lock. Under it, the event that arming can raise at once would find the
     /// reactor's thread blocked on that lock, which cost a futex wait and wake per statement.
     func wait(for registration: EpollRegistration, readable: Bool, writable: Bool, timeout: Duration?) async throws -> SocketReadinessOutcome {

@@ -45,7 +45,7 @@ public struct Migrator: Sendable {
         }
     }
 
-    private static func apply(_ migrations: [Migration], on connection: isolated PostgresConnection) async throws -> [Int] {
+    private static func apply(_ migrations: [Migration], on connection: PostgresConnection) async throws -> [Int] {
         try await createVersionTable(connection)
         let applied = try await Set(appliedVersions(connection))
         var newlyApplied: [Int] = []
@@ -82,7 +82,7 @@ public struct Migrator: Sendable {
         }
     }
 
-    private static func createVersionTable(_ connection: isolated PostgresConnection) async throws {
+    private static func createVersionTable(_ connection: PostgresConnection) async throws {
         try await connection.simpleQuery(
             """
             CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -94,7 +94,7 @@ public struct Migrator: Sendable {
         )
     }
 
-    private static func appliedVersions(_ connection: isolated PostgresConnection) async throws -> [Int] {
+    private static func appliedVersions(_ connection: PostgresConnection) async throws -> [Int] {
         try await connection.query("SELECT version FROM schema_migrations ORDER BY version").map {
             try $0["version", as: Int.self]
         }

@@ -1,14 +1,14 @@
 public import Logging
-import NIOConcurrencyHelpers
 public import NIOCore
 public import NIOPosix
 public import ServiceLifecycle
 
 /// A bounded pool of connections, and the way to run work on one of them.
 ///
-/// Work is an async body that runs isolated to a leased ``PostgresConnection`` (an actor), so a
-/// whole transaction's statements cost no hop between them, and nothing waits on a thread: the
-/// connection writes and reads without blocking, and its socket's readiness resumes it.
+/// Work is an async body given a leased ``PostgresConnection``. The connection is not `Sendable`:
+/// the compiler lets no other task touch it while the body has it, and the body runs on the
+/// caller's executor, so its statements cost no hop. Nothing waits on a thread: the connection
+/// writes and reads without blocking, and its socket's readiness resumes it.
 ///
 /// Run it as a ServiceLifecycle `Service`: graceful shutdown waits for leased connections to
 /// come back and then closes everything. Nothing starts before it is used.
@@ -52,7 +52,7 @@ public final class PostgresClient: Sendable, Service {
     public let configuration: PostgresConfiguration
     public let options: Options
     private let timerLoop: any EventLoop
-    private let state: NIOLockedValueBox<PoolState>
+    private let state: LockedState<PoolState>
     private let logger: Logger
 
     public init(
@@ -64,47 +64,41 @@ public final class PostgresClient: Sendable, Service {
         self.configuration = configuration
         self.options = options
         self.timerLoop = eventLoopGroup.next()
-        self.state = NIOLockedValueBox(PoolState(maxConnections: options.maxConnections))
+        self.state = LockedState(PoolState(maxConnections: options.maxConnections))
         self.logger = logger
     }
 
-    /// Runs `body` isolated to a connection of its own.
+    /// Runs `body` with a connection of its own.
     ///
     /// Statements `body` queued are sent before the connection goes back, and a transaction
     /// block it leaves open is rolled back. Cancelling the calling task cancels the statement
     /// running on the server.
     public func withConnection<Result: Sendable>(
-        _ body: @Sendable (isolated PostgresConnection) async throws -> Result
+        _ body: @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try Task.checkCancellation()
-        var (connection, isNew) = try await lease()
-        while true {
-            let leased = connection
-            let (outcome, reusable) = await withTaskCancellationHandler {
-                await Self.run(body, on: leased, checkingFirst: !isNew)
-            } onCancel: {
-                leased.cancel()
-            }
-            guard let outcome else {
-                // The server closed it while it was idle (a restart, say); the body has not run.
-                (connection, isNew) = (try await replace(leased, reason: "broken"), true)
-                continue
-            }
-            await release(leased, reusable: reusable)
-            return try outcome.get()
+        let connection = try await lease()
+        let canceller = connection.canceller
+        // The closure takes the connection over and gives it back to the pool itself: a value a
+        // closure captures joins the caller's region, and could not be sent to the pool after.
+        var lent = Optional(Disconnected(connection))
+        let outcome = await withTaskCancellationHandler { () async -> Swift.Result<Result, any Error> in
+            let connection = lent.take()!.take()
+            let (outcome, reusable) = await Self.run(body, on: connection)
+            release(connection, reusable: reusable)
+            return outcome
+        } onCancel: {
+            canceller.cancel()
         }
+        return try outcome.get()
     }
 
     /// `body` on `connection`, then what the connection needs before it goes back; whether it
-    /// can be reused. With `checkingFirst`, a connection found unusable (``PostgresConnection/isUsable``)
-    /// runs nothing and the outcome is nil. Checked here rather than when leased: one hop onto
-    /// the connection's actor instead of two, which was measurable on a lone read.
+    /// can be reused.
     private static func run<Result: Sendable>(
-        _ body: @Sendable (isolated PostgresConnection) async throws -> Result,
-        on connection: isolated PostgresConnection,
-        checkingFirst: Bool
-    ) async -> (Swift.Result<Result, any Error>?, reusable: Bool) {
-        if checkingFirst, !connection.isUsable { return (nil, false) }
+        _ body: @Sendable (PostgresConnection) async throws -> Result,
+        on connection: PostgresConnection
+    ) async -> (Swift.Result<Result, any Error>, reusable: Bool) {
         do {
             let result = try await body(connection)
             try await connection.sendQueued()
@@ -123,7 +117,7 @@ public final class PostgresClient: Sendable, Service {
     /// which a body whose every effect is in the transaction is.
     public func withTransaction<Result: Sendable>(
         retryingConflicts retries: Int = 0,
-        _ body: @Sendable (isolated PostgresConnection) async throws -> Result
+        _ body: @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         var attempt = 0
         while true {
@@ -149,7 +143,7 @@ public final class PostgresClient: Sendable, Service {
     }
 
     public var statistics: Statistics {
-        state.withLockedValue { state in
+        state.withLock { state in
             Statistics(
                 open: state.openCount,
                 idle: state.idle.count,
@@ -170,23 +164,21 @@ public final class PostgresClient: Sendable, Service {
     /// Closes the pool: waiting callers fail, idle connections close at once, leased ones when
     /// they come back; returns when all are closed.
     public func close() async {
-        let (idle, waiters) = state.withLockedValue { state in
+        let waiters = state.withLock { state in
             state.isClosed = true
             state.timeoutSweep?.timer.cancel()
             state.timeoutSweep = nil
-            defer {
-                state.idle.removeAll()
-                state.waiters.removeAll()
-            }
+            defer { state.waiters.removeAll() }
             state.openCount -= state.idle.count
-            return (state.idle, state.waiters)
+            for connection in state.idle { connection.close() }
+            state.idle.removeAll()
+            return state.waiters
         }
-        for connection in idle { await connection.close() }
         for waiter in waiters {
             waiter.continuation.resume(throwing: PGError(.poolClosed, message: "The connection pool is closed"))
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLockedValue { state in
+            let done = state.withLock { state in
                 if state.openCount == 0 { return true }
                 state.drained.append(continuation)
                 return false
@@ -197,16 +189,16 @@ public final class PostgresClient: Sendable, Service {
 
     // MARK: - Leasing
 
-    /// What a waiting caller is handed: a connection, or the right to open one.
+    /// What a waiting caller is handed: a connection (kept for it in ``PoolState/handedOver``),
+    /// or the right to open one.
     enum Grant {
-        case connection(PostgresConnection)
+        case connection
         case permitToConnect
     }
 
-    /// A connection for one caller, and whether it was just opened (else it was idle, and is
-    /// checked before use by ``run(_:on:checkingFirst:)``).
-    private func lease() async throws -> (PostgresConnection, isNew: Bool) {
-        let decision = state.withLockedValue { state -> LeaseDecision in
+    /// A connection for one caller: an idle one that is still usable, else a new one.
+    private func lease() async throws -> sending PostgresConnection {
+        let decision = state.withLock { state -> sending LeaseDecision in
             if state.isClosed { return .closed }
             if let connection = state.idle.popLast() { return .use(connection) }
             if state.openCount < state.maxConnections {
@@ -222,20 +214,29 @@ public final class PostgresClient: Sendable, Service {
         case .use(let connection):
             return try await prepareForUse(connection)
         case .connect:
-            return (try await connect(), true)
+            return try await connect()
         case .wait:
             let started = ContinuousClock.now
+            let id = state.withLock { state in
+                state.nextWaiterID += 1
+                return state.nextWaiterID
+            }
             let grant: Grant
             do {
-                grant = try await waitForGrant()
+                grant = try await waitForGrant(id)
             } catch {
                 recordWait(since: started, timedOut: (error as? PGError)?.kind == .poolTimeout)
                 throw error
             }
             recordWait(since: started, timedOut: false)
             switch grant {
-            case .connection(let connection): return try await prepareForUse(connection)
-            case .permitToConnect: return (try await connect(), true)
+            case .connection:
+                let connection = state.withLock { state -> sending PostgresConnection in
+                    state.handedOver.removeValue(forKey: id)!
+                }
+                return try await prepareForUse(connection)
+            case .permitToConnect:
+                return try await connect()
             }
         }
     }
@@ -243,7 +244,7 @@ public final class PostgresClient: Sendable, Service {
     /// Adds an ended wait to the statistics (only callers that waited pay for this).
     private func recordWait(since started: ContinuousClock.Instant, timedOut: Bool) {
         let waited = ContinuousClock.now - started
-        state.withLockedValue { state in
+        state.withLock { state in
             state.totalWaitTime += waited
             if timedOut { state.timeouts += 1 }
         }
@@ -255,28 +256,35 @@ public final class PostgresClient: Sendable, Service {
         case connect, wait
     }
 
-    /// An idle connection that a cancel request is still on its way to is replaced by a new one:
-    /// the request could cancel this caller's statement.
-    private func prepareForUse(_ connection: PostgresConnection) async throws -> (PostgresConnection, isNew: Bool) {
-        if connection.resetCancellation() { return (connection, false) }
-        return (try await replace(connection, reason: "cancel request in flight"), true)
+    /// An idle connection is replaced by a new one when the server closed it meanwhile (a
+    /// restart, say: ``PostgresConnection/isUsable``), or when a cancel request is still on its
+    /// way to it, which could cancel this caller's statement.
+    private func prepareForUse(_ connection: sending PostgresConnection) async throws -> sending PostgresConnection {
+        guard connection.resetCancellation() else {
+            discard(connection, reason: "cancel request in flight")
+            return try await connect()
+        }
+        guard connection.isUsable else {
+            discard(connection, reason: "broken")
+            return try await connect()
+        }
+        return connection
     }
 
-    /// Closes `connection` and opens another in its slot.
-    private func replace(_ connection: PostgresConnection, reason: String) async throws -> PostgresConnection {
+    /// Closes a connection whose slot its caller fills again with ``connect()``.
+    private func discard(_ connection: PostgresConnection, reason: String) {
         logger.info("Replacing a database connection", metadata: ["connection": "\(connection.id)", "reason": "\(reason)"])
-        await connection.close()
-        return try await connect()
+        connection.close()
     }
 
     /// Opens a connection in a slot already counted in `openCount`; gives the slot back on failure.
-    private func connect() async throws -> PostgresConnection {
+    private func connect() async throws -> sending PostgresConnection {
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration)
             do {
                 try await connection.limit(statements: options.statementTimeout, idleInTransaction: options.idleInTransactionTimeout)
             } catch {
-                await connection.close()
+                connection.close()
                 throw error
             }
             return connection
@@ -286,14 +294,10 @@ public final class PostgresClient: Sendable, Service {
         }
     }
 
-    private func waitForGrant() async throws -> Grant {
-        let id = state.withLockedValue { state in
-            state.nextWaiterID += 1
-            return state.nextWaiterID
-        }
+    private func waitForGrant(_ id: Int) async throws -> Grant {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Grant, any Error>) in
-                let refusal = state.withLockedValue { state -> (any Error)? in
+                let refusal = state.withLock { state -> (any Error)? in
                     if state.isClosed { return PGError(.poolClosed, message: "The connection pool is closed") }
                     // Cancelled before it was queued, the cancellation handler found no waiter
                     // to fail; a cancellation after this check finds it queued.
@@ -324,7 +328,7 @@ public final class PostgresClient: Sendable, Service {
     /// caller's deadline (``PostgresDeadline``) came first, with `CancellationError`.
     private func failExpiredWaiters() {
         let now = NIODeadline.now()
-        let expired = state.withLockedValue { state -> [Waiter] in
+        let expired = state.withLock { state -> [Waiter] in
             state.timeoutSweep = nil
             let expired = state.waiters.filter { $0.deadline <= now }
             guard !expired.isEmpty else { return [] }
@@ -338,7 +342,7 @@ public final class PostgresClient: Sendable, Service {
 
     /// Resumes waiter `id` with an error, if it is still waiting.
     private func failWaiter(_ id: Int, with error: any Error) {
-        let waiter = state.withLockedValue { state -> Waiter? in
+        let waiter = state.withLock { state -> Waiter? in
             guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
             return state.waiters.remove(at: index)
         }
@@ -347,46 +351,50 @@ public final class PostgresClient: Sendable, Service {
 
     /// Returns a connection: to the longest-waiting caller, else to the idle list. One that cannot
     /// be reused is closed, and its slot goes to a waiter as a permit to connect.
-    private func release(_ connection: PostgresConnection, reusable: Bool) async {
+    private func release(_ connection: sending PostgresConnection, reusable: Bool) {
         enum Outcome {
-            case idled
+            case done
             case handOver(Waiter, Grant)
-            case close
             case closeAndDrain([CheckedContinuation<Void, Never>])
         }
-        let outcome = state.withLockedValue { state -> Outcome in
+        // Into the lock as a value no one else holds, so the pool may keep it.
+        var returned = Optional(Disconnected(connection))
+        let outcome = state.withLock { state -> Outcome in
+            let connection = returned.take()!.take()
             if state.isClosed {
+                connection.close()
                 state.openCount -= 1
                 let drained = state.openCount == 0 ? state.drained : []
                 if state.openCount == 0 { state.drained.removeAll() }
                 return .closeAndDrain(drained)
             }
             if reusable {
-                if !state.waiters.isEmpty { return .handOver(state.waiters.removeFirst(), .connection(connection)) }
+                if !state.waiters.isEmpty {
+                    let waiter = state.waiters.removeFirst()
+                    state.handedOver[waiter.id] = connection
+                    return .handOver(waiter, .connection)
+                }
                 state.idle.append(connection)
-                return .idled
+                return .done
             }
+            connection.close()
             if !state.waiters.isEmpty { return .handOver(state.waiters.removeFirst(), .permitToConnect) }
             state.openCount -= 1
-            return .close
+            return .done
         }
         switch outcome {
-        case .idled:
+        case .done:
             break
         case .handOver(let waiter, let grant):
-            if case .permitToConnect = grant { await connection.close() }
             waiter.continuation.resume(returning: grant)
-        case .close:
-            await connection.close()
         case .closeAndDrain(let drained):
-            await connection.close()
             for continuation in drained { continuation.resume() }
         }
     }
 
     /// Gives back a slot whose connect failed: to a waiter as a permit, else to the pool.
     private func releaseSlot() {
-        let waiter = state.withLockedValue { state -> Waiter? in
+        let waiter = state.withLock { state -> Waiter? in
             if !state.isClosed, !state.waiters.isEmpty { return state.waiters.removeFirst() }
             state.openCount -= 1
             if state.isClosed, state.openCount == 0 {
@@ -423,6 +431,9 @@ struct PoolState {
     /// Connections open or being opened, leased or idle.
     var openCount = 0
     var idle: [PostgresConnection] = []
+    /// Connections given to waiters whose continuations were resumed, by waiter id, until they
+    /// take them: a continuation carries no value that is not `Sendable`.
+    var handedOver: [Int: PostgresConnection] = [:]
     var waiters: [Waiter] = []
     /// The timer that fails waiters whose time is up, and when it fires. It stays set after its
     /// waiter is served, and when it fires finds the next deadline or, with no one waiting, clears.

@@ -6,21 +6,25 @@ import Synchronization
 
 /// One libpq connection, in nonblocking mode.
 ///
-/// An actor: its libpq handle and its bookkeeping are touched only on the actor, so the compiler
-/// checks that no two tasks use it at once. The pool hands it to one body at a time, which runs
-/// isolated to it (``PostgresClient/withConnection(_:)``), so the statements of a transaction
-/// cost no hop. Nothing here blocks a thread: statements are written with `PQflush` and answers
-/// read with `PQconsumeInput` as the socket allows, waiting through ``SocketReadiness``.
+/// Not `Sendable`: one task at a time holds it, and the compiler checks that (region-based
+/// isolation, SE-0414), so its handle and bookkeeping need no lock and its methods run on their
+/// caller's executor, with no hop. The pool hands it to one body at a time
+/// (``PostgresClient/withConnection(_:)``) and takes it back as a value no one else references.
+/// It was an actor until 2026-11-28: every unit of work then crossed onto and off it, and each
+/// look after other work crossed three times, each crossing a trip through the event loop's
+/// queue (Benchmarks/README.md). Nothing here blocks a thread: statements are written with
+/// `PQflush` and answers read with `PQconsumeInput` as the socket allows, waiting through
+/// ``SocketReadiness``. What another task may do is cancel (``Canceller``).
 ///
 /// Every exchange with the server is one libpq pipeline: a pending `BEGIN`, statements queued by
 /// ``queryLater(_:)``, the `Parse` of a statement used for the first time on this connection and
 /// the statement itself all travel in one round trip.
-public actor PostgresConnection {
+public final class PostgresConnection {
     /// A number for log lines, unique within the process.
-    public nonisolated let id: Int
+    public let id: Int
     private var handle: OpaquePointer?
     private let readiness: SocketReadiness
-    private nonisolated let canceller: Canceller
+    let canceller: Canceller
     /// Prepared statements on this connection, by SQL and parameter types.
     private var preparedStatements: [StatementKey: String] = [:]
     private var nextStatementNumber = 0
@@ -46,7 +50,7 @@ public actor PostgresConnection {
     /// blocking, and may move to another socket for another host of a multi-host URL, so the
     /// connection is made on a Dispatch worker thread, once per pooled connection; everything
     /// after it is nonblocking.
-    public static func connect(configuration: PostgresConfiguration) async throws -> PostgresConnection {
+    public static func connect(configuration: PostgresConfiguration) async throws -> sending PostgresConnection {
         let parameters = configuration.parameters
         let made = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ConnectedHandle, any Error>) in
             DispatchQueue.global().async {
@@ -69,9 +73,8 @@ public actor PostgresConnection {
         self.canceller = Canceller(PQgetCancel(handle))
     }
 
-    /// Isolated: the handle is the actor's, and a connection dropped without `close()` (a pool's
-    /// caller gone) still finishes it.
-    isolated deinit {
+    /// A connection dropped without `close()` (a pool's caller gone) still finishes its handle.
+    deinit {
         readiness.stop()
         if let handle { PQfinish(handle) }
     }
@@ -199,7 +202,7 @@ public actor PostgresConnection {
     /// the statements around them; only a failure after something was sent costs a round trip.
     @discardableResult
     public func withSavepoint<Result: Sendable>(
-        _ body: @Sendable (isolated PostgresConnection) async throws -> Result
+        _ body: @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let mark = (exchanges: exchangeCount, queued: queued.count)
         queued.append(.text("SAVEPOINT purse_unit"))
@@ -313,13 +316,13 @@ public actor PostgresConnection {
     /// Cancels the caller's work on this connection, from any task: the running statement is
     /// cancelled on the server, and later statements fail with `CancellationError` until
     /// ``resetCancellation()``.
-    public nonisolated func cancel() {
+    public func cancel() {
         canceller.cancel()
     }
 
     /// Clears a cancellation, for the next caller of a pooled connection. False while a cancel
     /// request is still on its way to the server: it could cancel that caller's statement.
-    nonisolated func resetCancellation() -> Bool {
+    func resetCancellation() -> Bool {
         canceller.reset()
     }
 
@@ -747,7 +750,7 @@ public actor PostgresConnection {
     }
 }
 
-/// A connected libpq handle on its way from the thread that connected it to its actor.
+/// A connected libpq handle on its way from the thread that connected it to its connection.
 ///
 /// `@unchecked Sendable`: it is made on one thread and taken once on another, after the
 /// continuation that carries it has handed it over; nothing uses it in between.
@@ -787,9 +790,9 @@ private final class ConnectedHandle: @unchecked Sendable {
 }
 
 /// What any task needs to cancel the statement a connection runs: the libpq cancel handle, and
-/// whether a statement runs now. Sendable: its state sits behind a `Mutex`, and `PQcancel` is
+/// whether a statement runs now. Sendable: its state sits behind a lock, and `PQcancel` is
 /// documented as safe from any thread.
-private final class Canceller: Sendable {
+final class Canceller: Sendable {
     private let state: NIOLockedValueBox<State>
 
     private struct State {

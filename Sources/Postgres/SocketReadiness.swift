@@ -15,7 +15,7 @@ protocol SocketWaiting: Sendable {
     init?(socket: Int32)
 
     /// Waits until the socket is readable (or writable, when `writable` is set), or `timeout`
-    /// has passed. One wait at a time: the connection's actor makes sure of that.
+    /// has passed. One wait at a time: its connection, held by one task, makes sure of that.
     func wait(readable: Bool, writable: Bool, timeout: Duration?) async throws -> SocketReadinessOutcome
 
     /// Stops watching and closes the duplicate; a wait in progress fails. Safe to call more than

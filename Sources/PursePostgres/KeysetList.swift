@@ -13,7 +13,7 @@ struct KeysetList: Sendable {
 
     /// Fetches one page of the rows matching `filter` (which scopes it to an account, at least).
     func page<Element>(
-        on connection: isolated PostgresConnection,
+        on connection: PostgresConnection,
         where filter: PostgresQuery,
         pagination: Pagination,
         decode: (PostgresRow) throws -> Element
@@ -49,7 +49,7 @@ struct KeysetList: Sendable {
 
     /// The first page (no cursor) of the rows matching `filter`: one statement.
     func firstPage<Element>(
-        on connection: isolated PostgresConnection,
+        on connection: PostgresConnection,
         where filter: PostgresQuery,
         limit: Int,
         decode: (PostgresRow) throws -> Element

@@ -7,8 +7,8 @@ public import PurseCore
 public struct PostgresDatabase: Database {
     private let pool: PostgresClient
 
-    /// The connection of the enclosing transaction the current task runs in, if any.
-    @TaskLocal private static var enclosing: PostgresConnection?
+    /// The enclosing transaction the current task runs in, if any.
+    @TaskLocal private static var enclosing: EnclosingTransaction?
 
     public init(pool: PostgresClient) {
         self.pool = pool
@@ -46,7 +46,7 @@ public struct PostgresDatabase: Database {
         return try await Self.translatingErrors {
             try await pool.withTransaction(retryingConflicts: retries) { connection in
                 guard opensEnclosing else { return try await body(Self.repositories(on: connection)) }
-                return try await Self.$enclosing.withValue(connection) {
+                return try await Self.$enclosing.withValue(EnclosingTransaction(connection)) {
                     try await body(Self.repositories(on: connection))
                 }
             }
@@ -57,9 +57,9 @@ public struct PostgresDatabase: Database {
     /// errors leave untranslated, so a conflict reaches the enclosing transaction's retries; the
     /// enclosing transaction translates what it ends with.
     private static func joining<Result: Sendable>(
-        _ connection: PostgresConnection, _ body: @Sendable (Repositories) async throws -> Result
+        _ enclosing: EnclosingTransaction, _ body: @Sendable (Repositories) async throws -> Result
     ) async throws -> Result {
-        try await connection.withSavepoint { connection in
+        try await enclosing.connectionForCurrentTask().withSavepoint { connection in
             try await body(repositories(on: connection))
         }
     }

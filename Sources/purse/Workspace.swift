@@ -66,7 +66,7 @@ struct Workspace {
         try await createLocalDatabaseIfNeeded(on: connection)
     }
 
-    private static func createLocalDatabaseIfNeeded(on connection: isolated PostgresConnection) async throws {
+    private static func createLocalDatabaseIfNeeded(on connection: PostgresConnection) async throws {
         defer { connection.close() }
         let existing = try await connection.query("SELECT 1 FROM pg_database WHERE datname = \(localDatabaseName)")
         if existing.isEmpty {

@@ -32,7 +32,7 @@ struct ConnectionTests {
         #expect(chosen.value(for: "tcp_user_timeout") == "0")
         // libpq accepts them all: a connection with the defaults opens.
         let connection = try await PostgresConnection.connect(configuration: TestPostgres.serverConfiguration())
-        await connection.close()
+        connection.close()
     }
 
     @Test func theHeartbeatPassesAndKeepsNotificationsThatArriveMeanwhile() async throws {
@@ -43,9 +43,9 @@ struct ConnectionTests {
         try await sender.simpleQuery("NOTIFY heartbeat_test, 'during'")
         try await listener.checkAlive(within: .seconds(5))
         #expect(try await listener.notifications(waitingUpTo: .seconds(5)).map(\.payload) == ["during"])
-        #expect(await listener.isInTransaction == false)
-        await listener.close()
-        await sender.close()
+        #expect(listener.isInTransaction == false)
+        listener.close()
+        sender.close()
     }
 
     @Test func theHeartbeatFailsWhenTheServerStopsAnswering() async throws {
@@ -59,7 +59,7 @@ struct ConnectionTests {
         proxy.silence()
         let error = await #expect(throws: PGError.self) { try await connection.checkAlive(within: .seconds(1)) }
         #expect(error?.kind == .connectionFailed)
-        await connection.close()
+        connection.close()
     }
 
     @Test func multiHostURLsAndKeywordStringsAreTakenAsLibpqTakesThem() throws {
@@ -91,7 +91,7 @@ struct ConnectionTests {
         for keyword in ["user", "password", "dbname"] { if let value = live.value(for: keyword) { configuration.set(keyword, value) } }
         let connection = try await PostgresConnection.connect(configuration: configuration)
         try await connection.simpleQuery("SELECT 1")
-        await connection.close()
+        connection.close()
     }
 
     @Test(arguments: ["mysql://u@h/db", "not a url", "postgres://u@h/db?sslmode", "postgres://u@h/db?no_such_keyword=1", "host=h port"])
@@ -120,10 +120,10 @@ struct ConnectionTests {
 
     @Test func closeIsSafeTwice() async throws {
         let connection = try await PostgresConnection.connect(configuration: TestPostgres.serverConfiguration())
-        #expect(await connection.isUsable)
-        await connection.close()
-        await connection.close()
-        #expect(await !connection.isUsable)
+        #expect(connection.isUsable)
+        connection.close()
+        connection.close()
+        #expect(!connection.isUsable)
         await #expect(throws: PGError.self) { try await connection.query("SELECT 1") }
     }
 }

@@ -84,14 +84,14 @@ struct DeadlineTests {
         configuration.set("host", "127.0.0.1")
         configuration.set("port", String(proxy.port))
         let connection = try await PostgresConnection.connect(configuration: configuration)
-        if inTransaction { await connection.beginTransaction() }
+        if inTransaction { connection.beginTransaction() }
         try await connection.query("SELECT 1")
         proxy.silence()
         let error = await #expect(throws: PGError.self) {
             try await Self.within(.milliseconds(200), grace: .milliseconds(200)) { try await connection.query("SELECT 2") }
         }
         #expect(error?.kind == (inTransaction ? .connectionFailed : .commitOutcomeUnknown))
-        #expect(await !connection.isUsable)
+        #expect(!connection.isUsable)
         await #expect(throws: PGError.self) { try await connection.query("SELECT 3") }
     }
 }

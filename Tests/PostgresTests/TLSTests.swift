@@ -46,12 +46,12 @@ struct TLSTests {
             received += try await listener.notifications(waitingUpTo: .milliseconds(500)).map(\.payload)
         }
         #expect(received == payloads)
-        await listener.close()
-        await sender.close()
+        listener.close()
+        sender.close()
         await client.close()
     }
 
-    private static func notifyTogether(_ payloads: [String], on sender: isolated PostgresConnection) async throws {
+    private static func notifyTogether(_ payloads: [String], on sender: PostgresConnection) async throws {
         sender.beginTransaction()
         for payload in payloads { try await sender.query("SELECT pg_notify('tls_test', \(payload))") }
         try await sender.commit()

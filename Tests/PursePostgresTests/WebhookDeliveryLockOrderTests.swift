@@ -59,7 +59,7 @@ struct WebhookDeliveryLockOrderTests {
 
     /// Returns once a session waits for a lock `connection` holds (the recording, blocked on
     /// the endpoint's row); fails the test if none does within 30 s.
-    private static func waitUntilAnotherSessionWaits(on connection: isolated PostgresConnection) async throws {
+    private nonisolated(nonsending) static func waitUntilAnotherSessionWaits(on connection: PostgresConnection) async throws {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             // Inside a transaction the activity view is a snapshot taken at its first read.

@@ -68,7 +68,7 @@ struct ReadTimeoutTests {
             await #expect(throws: (any Error).self) { try await connection.response(timeout: 40) }
             let waited = ContinuousClock.now - started
             try await locker.simpleQuery("ROLLBACK")
-            await locker.close()
+            locker.close()
             // The body's 2 s and then the grace's 10 s, not the 40 s this side would wait.
             #expect(waited > .seconds(11))
             #expect(waited < .seconds(30))

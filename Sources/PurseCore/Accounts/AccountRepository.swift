@@ -15,7 +15,7 @@ public struct StoredAPIKey: Sendable, Equatable {
 }
 
 /// Accounts and their API keys (only the SHA-256 of each key is stored).
-public protocol AccountRepository: Sendable {
+public protocol AccountRepository {
     /// Stores an account; with `ifMissing`, an account already stored under its id is left as it is.
     func insert(_ account: Account, ifMissing: Bool) async throws
 

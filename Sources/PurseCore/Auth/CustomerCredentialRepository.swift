@@ -50,7 +50,7 @@ public struct StoredCustomerSession: Sendable, Equatable {
 
 /// The credentials of one customer's device: ephemeral keys and customer sessions. Their secrets
 /// are stored as SHA-256 hashes only.
-public protocol CustomerCredentialRepository: Sendable {
+public protocol CustomerCredentialRepository {
     /// Stores a key for `customer` if it is a live customer of `account`; nil when it is not.
     /// The customer's row stays locked (shared) for the rest of the transaction, so a deletion
     /// of the customer waits for the key and then revokes it.

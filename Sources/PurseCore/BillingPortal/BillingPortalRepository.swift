@@ -1,7 +1,7 @@
 public import PurseModels
 
 /// The customer portal's configurations (one of them each account's default) and sessions.
-public protocol BillingPortalRepository: Sendable {
+public protocol BillingPortalRepository {
     func insertConfiguration(_ configuration: BillingPortalConfiguration, account: String) async throws
 
     /// Inserts `configuration` as the account's default unless the account has one already.

@@ -66,7 +66,7 @@ public struct CustomerQuery: Sendable {
 
 /// The customers of every account. Writes that return nothing travel with the unit of work's
 /// next round trip.
-public protocol CustomerRepository: Sendable {
+public protocol CustomerRepository {
     /// Stores a new customer, without a default payment method (set it with ``update(_:account:)``
     /// once the method is attached), and records `created`, its `customer.created` event, in the
     /// same write: creating a customer is then one statement, as it was before the repositories.

@@ -40,7 +40,7 @@ public struct EventQuery: Sendable {
 
 /// The event log, an outbox: an event exists exactly when the change it reports does, with one
 /// webhook delivery for each enabled endpoint of its account that wants its type.
-public protocol EventRepository: Sendable {
+public protocol EventRepository {
     /// Records an event in the unit of work of its change. Nothing reads it back, so it travels
     /// with the unit of work's next round trip (often the COMMIT); an error it meets is thrown there.
     func record(_ event: NewEvent) async throws

@@ -1,6 +1,6 @@
 /// Financial Connections sessions and the accounts linked through them. Writes travel with the
 /// unit of work's next round trip.
-public protocol FinancialConnectionsRepository: Sendable {
+public protocol FinancialConnectionsRepository {
     func insert(_ session: StoredFinancialConnectionsSession) async throws
 
     /// A session of `account` (of any account when nil: the test-bank page knows only the id);

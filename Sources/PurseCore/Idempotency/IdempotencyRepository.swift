@@ -18,7 +18,7 @@ public struct StoredIdempotencyKey: Sendable, Equatable {
 
 /// Idempotency keys, per account and caller, with the sealed answers they replay. Used inside
 /// one enclosing transaction per request (``Database/enclosingTransaction(retryingConflicts:_:)``).
-public protocol IdempotencyRepository: Sendable {
+public protocol IdempotencyRepository {
     /// Takes the key for the rest of the transaction, without waiting: false while another
     /// transaction has it (a request with the key still runs). Released when the transaction
     /// ends, however it ends, so a key never outlives the request, or the server, holding it.

@@ -80,7 +80,7 @@ public struct SheetMethods: Sendable, Equatable {
 /// Payment methods and their attachment to customers. Numbers never reach it: a new method
 /// holds only what ``PaymentMethodFactory`` kept. Writes that return nothing travel with the
 /// unit of work's next round trip.
-public protocol PaymentMethodRepository: Sendable {
+public protocol PaymentMethodRepository {
     /// Stores a new method: unattached, or attached to `customer` (whose row the caller locked).
     func insert(_ method: NewPaymentMethod, account: String, customer: String?) async throws
 

@@ -1,5 +1,5 @@
 /// Where the seals of the secrets root are kept: one per master key instances may hold.
-public protocol MasterKeySealRepository: Sendable {
+public protocol MasterKeySealRepository {
     /// Every seal, oldest first.
     func all() async throws -> [MasterKeySeal]
 

@@ -67,7 +67,7 @@ public struct SetupIntentQuery: Sendable {
 }
 
 /// Setup intents. Writes travel with the unit of work's next round trip.
-public protocol SetupIntentRepository: Sendable {
+public protocol SetupIntentRepository {
     func insert(_ intent: StoredSetupIntent) async throws
 
     /// An intent of `account` (of any account when nil: the authentication page knows only the

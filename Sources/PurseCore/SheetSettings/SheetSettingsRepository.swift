@@ -10,7 +10,7 @@ public enum SheetSettingsLock: Sendable {
 }
 
 /// Customer sheet settings; every account has one default.
-public protocol SheetSettingsRepository: Sendable {
+public protocol SheetSettingsRepository {
     func insert(_ settings: CustomerSheetSettings, account: String) async throws
 
     /// Settings of `account` by id, or its default for `default`.

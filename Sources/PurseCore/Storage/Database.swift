@@ -7,11 +7,11 @@
 /// PursePostgres, which throws a ``DatabaseError`` for what the domain has an answer to; the
 /// domain's tests use an in-memory one.
 ///
-/// A body runs on its caller's executor, which on PostgreSQL is the connection's actor, so its
-/// statements cost no hop. Give a body no capture list (copy into a `let` instead): Swift 6.3
-/// then infers the closure `@concurrent` (swiftlang/swift#87097), and each of its statements
-/// leaves the connection's actor and comes back, two more trips through the event loop's queue.
-/// `scripts/format --check` refuses one.
+/// A body runs on its caller's executor, and so do its statements on PostgreSQL, with no hop.
+/// ``Repositories`` is not `Sendable` (PostgreSQL's hold a connection that one task at a time
+/// may use), so a body cannot hand them to another task. Give a body no capture list (copy into
+/// a `let` instead): Swift 6.3 infers such a closure `@concurrent` (swiftlang/swift#87097), and
+/// the compiler then refuses it, as it would have to send the repositories to another executor.
 public protocol Database: Sendable {
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     /// With `retryingConflicts`, a transaction the database gave up on because of another (a
@@ -47,7 +47,7 @@ extension Database {
 }
 
 /// The repositories of one unit of work: every statement they run belongs to it.
-public struct Repositories: Sendable {
+public struct Repositories {
     public let accounts: any AccountRepository
     public let billingPortal: any BillingPortalRepository
     public let customerCredentials: any CustomerCredentialRepository

@@ -13,7 +13,7 @@ public struct StoredTestClock: Sendable, Equatable {
 }
 
 /// The test clocks of every account.
-public protocol TestClockRepository: Sendable {
+public protocol TestClockRepository {
     func insert(_ clock: StoredTestClock, account: String) async throws
 
     /// A clock of `account` that is not deleted; `lock` keeps its row locked until the

@@ -46,7 +46,7 @@ public struct WebhookBacklog: Sendable, Equatable {
 }
 
 /// Webhook endpoints, the deliveries of events to them and the attempts made.
-public protocol WebhookRepository: Sendable {
+public protocol WebhookRepository {
     func insertEndpoint(_ endpoint: WebhookEndpoint, account: String) async throws
 
     /// An endpoint of `account`; with `lock`, its row is locked against other changes (but not

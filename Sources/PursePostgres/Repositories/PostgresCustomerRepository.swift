@@ -14,7 +14,7 @@ struct PostgresCustomerRepository: CustomerRepository {
     private static let list = KeysetList(table: "customers", columns: columns, noun: "customer")
 
     func insert(_ customer: Customer, account: String, announcing created: NewEvent) async throws {
-        try await connection.queryLater(
+        try connection.queryLater(
             """
             WITH customer AS (
                 INSERT INTO customers (id, account_id, created, email, name, phone, description, address, shipping,
@@ -87,7 +87,7 @@ struct PostgresCustomerRepository: CustomerRepository {
 
     func update(_ stored: StoredCustomer, account: String) async throws {
         let customer = stored.customer
-        try await connection.queryLater(
+        try connection.queryLater(
             """
             UPDATE customers
             SET email = \(customer.email), name = \(customer.name), phone = \(customer.phone),
@@ -102,7 +102,7 @@ struct PostgresCustomerRepository: CustomerRepository {
     }
 
     func tombstone(_ id: String, account: String) async throws {
-        try await connection.queryLater(
+        try connection.queryLater(
             """
             UPDATE customers
             SET deleted = true, email = NULL, name = NULL, phone = NULL, description = NULL, address = NULL,

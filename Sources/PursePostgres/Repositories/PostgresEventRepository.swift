@@ -28,7 +28,7 @@ struct PostgresEventRepository: EventRepository {
     )
 
     func record(_ event: NewEvent) async throws {
-        try await connection.queryLater("WITH \(Self.clauses(recording: event)) SELECT 1")
+        try connection.queryLater("WITH \(Self.clauses(recording: event)) SELECT 1")
     }
 
     /// The `WITH` clauses that insert `event` and start its deliveries, for a statement that

@@ -14,7 +14,7 @@ struct PostgresFinancialConnectionsRepository: FinancialConnectionsRepository {
         """
 
     func insert(_ session: StoredFinancialConnectionsSession) async throws {
-        try await connection.queryLater(
+        try connection.queryLater(
             """
             INSERT INTO financial_connections_sessions (id, account_id, created, customer_id, setup_intent_id, unique_id,
                                                         hosted_surface, status, app_id, link_options)
@@ -43,7 +43,7 @@ struct PostgresFinancialConnectionsRepository: FinancialConnectionsRepository {
 
     func update(_ session: StoredFinancialConnectionsSession) async throws {
         let linked = session.linkedAccount
-        try await connection.queryLater(
+        try connection.queryLater(
             """
             UPDATE financial_connections_sessions
             SET status = \(session.status.rawValue), app_id = \(session.appID), linked_account_id = \(linked?.id),

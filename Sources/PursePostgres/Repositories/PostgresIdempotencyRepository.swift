@@ -38,13 +38,13 @@ struct PostgresIdempotencyRepository: IdempotencyRepository {
     /// A transactional logical message (``PostgresConnection/queueCommitMarker(_:)``) makes the
     /// commit wait for the standbys; it travels with the COMMIT.
     func awaitStandbysAtCommit() async throws {
-        try await connection.queueCommitMarker("idempotent replay")
+        try connection.queueCommitMarker("idempotent replay")
     }
 
     func insert(_ request: IdempotentRequest, status: Int, sealedBody: [UInt8], retentionSeconds: Int) async throws {
         // Travels with the COMMIT. now() is the transaction's start, as in `find`: a key `find`
         // did not return is absent or expired, and the lock keeps it so.
-        try await connection.queryLater(
+        try connection.queryLater(
             """
             INSERT INTO idempotency_keys (account_id, key, caller, method, path, params_hash, status, response)
             VALUES (\(request.accountID), \(request.key), \(request.caller), \(request.method), \(request.path),

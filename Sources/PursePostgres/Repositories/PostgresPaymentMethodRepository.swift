@@ -17,7 +17,7 @@ struct PostgresPaymentMethodRepository: PaymentMethodRepository {
         let model = new.model
         let card = model.card
         let country = card?.country ?? model.sepaDebit?.country ?? (model.usBankAccount == nil ? nil : "US")
-        try await connection.queryLater(
+        try connection.queryLater(
             """
             INSERT INTO payment_methods (id, account_id, created, type, state, customer_id, billing_details, allow_redisplay,
                                          metadata, details, processor_reference, fingerprint, card_brand, card_funding,
@@ -97,7 +97,7 @@ struct PostgresPaymentMethodRepository: PaymentMethodRepository {
 
     func update(_ method: PaymentMethod, account: String) async throws {
         let card = method.card
-        try await connection.queryLater(
+        try connection.queryLater(
             """
             UPDATE payment_methods
             SET billing_details = \(StoredJSON.encode(method.billingDetails)), allow_redisplay = \(method.allowRedisplay),

@@ -42,7 +42,7 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
 
     func insert(_ stored: StoredSetupIntent) async throws {
         let intent = stored.intent
-        try await connection.queryLater(
+        try connection.queryLater(
             """
             INSERT INTO setup_intents (id, account_id, created, customer_id, status, usage, payment_method_types,
                                        payment_method_id, description, metadata, return_url, sheet_settings_id,
@@ -65,7 +65,7 @@ struct PostgresSetupIntentRepository: SetupIntentRepository {
 
     func update(_ stored: StoredSetupIntent) async throws {
         let intent = stored.intent
-        try await connection.queryLater(
+        try connection.queryLater(
             """
             UPDATE setup_intents
             SET customer_id = \(intent.customer), status = \(intent.status.rawValue),

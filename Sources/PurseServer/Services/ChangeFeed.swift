@@ -36,7 +36,7 @@ struct ChangeFeed: Service {
             do {
                 let connection = try await PostgresConnection.connect(configuration: settings)
                 try await listen(on: connection, after: failures)
-                await connection.close()
+                connection.close()
                 caches.setServing(false)
                 return
             } catch {
@@ -56,7 +56,7 @@ struct ChangeFeed: Service {
 
     /// Until cancelled: empties the caches each notification names, and checks the server still
     /// answers every `heartbeat`.
-    private func listen(on connection: isolated PostgresConnection, after failures: Int) async throws {
+    private func listen(on connection: PostgresConnection, after failures: Int) async throws {
         do {
             try await connection.simpleQuery("LISTEN \(ChangeCaches.channel)")
             caches.setServing(true)

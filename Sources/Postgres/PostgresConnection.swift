@@ -24,6 +24,9 @@ public final class PostgresConnection {
     public let id: Int
     private var handle: OpaquePointer?
     private let readiness: SocketReadiness
+    /// What another task may do with this connection: cancel the work on it (the pool does, when
+    /// the holder's task is cancelled). The running statement is cancelled on the server, and
+    /// later statements fail with `CancellationError` until ``resetCancellation()``.
     let canceller: Canceller
     /// Prepared statements on this connection, by SQL and parameter types.
     private var preparedStatements: [StatementKey: String] = [:]
@@ -312,13 +315,6 @@ public final class PostgresConnection {
     }
 
     // MARK: - Cancellation
-
-    /// Cancels the caller's work on this connection, from any task: the running statement is
-    /// cancelled on the server, and later statements fail with `CancellationError` until
-    /// ``resetCancellation()``.
-    public func cancel() {
-        canceller.cancel()
-    }
 
     /// Clears a cancellation, for the next caller of a pooled connection. False while a cancel
     /// request is still on its way to the server: it could cancel that caller's statement.

@@ -331,8 +331,9 @@ public final class PostgresClient: Sendable, Service {
         let expired = state.withLock { state -> [Waiter] in
             state.timeoutSweep = nil
             let expired = state.waiters.filter { $0.deadline <= now }
-            guard !expired.isEmpty else { return [] }
             state.waiters.removeAll { $0.deadline <= now }
+            // Set again even when no one's time was up: the waiter this sweep was set for may
+            // have been served, and those who came after it have no sweep of their own.
             if let next = state.waiters.lazy.map(\.deadline).min() { scheduleTimeoutSweep(at: next, in: &state) }
             return expired
         }

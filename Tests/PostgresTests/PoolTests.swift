@@ -88,6 +88,41 @@ struct PoolTests {
         }
     }
 
+    /// The same, when no connection comes free: the later waiter still times out at its own
+    /// deadline, though the timer, set for the served waiter's, found no one's time up when it
+    /// fired. (It once stopped there, and the later waiter waited until a connection came back:
+    /// forever, if the holder waited for that waiter.) The holder lets go after 20 s at most, so
+    /// that a regression fails rather than hangs.
+    @Test func aLaterWaiterTimesOutAfterAnEarlierWaiterWasServed() async throws {
+        let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(1))
+        try await TestPostgres.withDatabase(options: options) { client in
+            let (firstHolding, first, second) = (Gate(), Gate(), Gate())
+            async let firstHolder: Void = client.withConnection { _ in
+                firstHolding.open()
+                await first.wait()
+            }
+            await firstHolding.wait()
+            // Waits from 0 s (deadline 1 s) and is served at once: the timer stays set for 1 s.
+            let earlierWait = ContinuousClock.now
+            async let secondHolder: Void = client.withConnection { _ in await second.wait() }
+            try await Self.waitUntil { client.statistics.waiting == 1 }
+            first.open()
+            try await firstHolder
+            // Joins at 0.5 s (deadline 1.5 s); the timer fires at 1 s and finds no one's time up.
+            try await Task.sleep(until: earlierWait + .milliseconds(500))
+            let letGo = Task {
+                try? await Task.sleep(for: .seconds(20))
+                second.open()
+            }
+            let error = await #expect(throws: PGError.self) { try await client.query("SELECT 1") }
+            #expect(error?.kind == .poolTimeout)
+            letGo.cancel()
+            second.open()
+            try await secondHolder
+            #expect(client.statistics.timeouts == 1)
+        }
+    }
+
     /// A request whose client went away while it waited for a connection: it stops waiting at
     /// once, leaves the queue, and the caller behind it is served next.
     @Test func aCancelledWaiterLeavesTheQueue() async throws {

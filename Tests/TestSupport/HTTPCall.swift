@@ -51,7 +51,15 @@ public struct HTTPCall: Sendable {
                 request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
             }
         }
-        let (data, response) = try await session.data(for: request)
+        let started = ContinuousClock.now
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            // URLSession's own message names neither the request nor how long it waited.
+            throw TestSetupError("\(method) \(url.path) failed after \(ContinuousClock.now - started): \(error)")
+        }
         guard let http = response as? HTTPURLResponse else { throw TestSetupError("Not an HTTP response") }
         var fields: [String: String] = [:]
         for (name, value) in http.allHeaderFields {

@@ -12,15 +12,29 @@ public enum TestPostgres {
     }
 
     private static let shared: Result<PostgresConfiguration, any Error> = {
+        let configuration: Result<PostgresConfiguration, any Error>
         if let url = ProcessInfo.processInfo.environment["PURSE_TEST_DATABASE_URL"] {
-            return Result { try PostgresConfiguration(connectionString: url) }
+            configuration = Result { try PostgresConfiguration(connectionString: url) }
+        } else {
+            configuration = Result {
+                let cluster = try makeThrowawayCluster()
+                atexit { TestPostgres.stopThrowawayClusters() }
+                return try cluster.configuration()
+            }
         }
-        return Result {
-            let cluster = try makeThrowawayCluster()
-            atexit { TestPostgres.stopThrowawayClusters() }
-            return try cluster.configuration()
+        return configuration.map { configuration in
+            var configuration = configuration
+            if configuration.value(for: "connect_timeout") == nil { configuration.set("connect_timeout", testConnectTimeout) }
+            return configuration
         }
     }()
+
+    /// Seconds a test's connection may take to connect, instead of Purse's 5. The test run is
+    /// hundreds of connections on two shared cores: on this kind of machine (2026-11-28) the
+    /// hypervisor took 20-50 % of the CPU in bursts and the whole machine stalled for 1.5-5 s
+    /// at a time, and a connect made then (SCRAM on both ends, a backend forked) failed with
+    /// "timeout expired" in about one run in ten. No test is about that limit.
+    static let testConnectTimeout = "30"
 
     private static let throwawayClusters = NIOLockedValueBox<[LocalCluster]>([])
 
@@ -150,6 +164,7 @@ public struct TestDatabase: Sendable {
             (configuration.value(for: keyword) ?? "").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         }
         return "postgres://\(value("user")):\(value("password"))@\(value("host")):\(value("port"))/\(value("dbname"))"
+            + "?connect_timeout=\(value("connect_timeout"))"
     }
 }
 

@@ -96,6 +96,18 @@ let package = Package(
             ],
             swiftSettings: serverSettings
         ),
+        // Request parameters as clients send them: Stripe's form encoding and JSON, decoded into
+        // the domain's parameter types under the request's parameter policy. Apart from the
+        // server so the fuzz target builds without the HTTP and TLS stacks.
+        .target(
+            name: "PurseParameters",
+            dependencies: [
+                "PurseCore",
+                "PurseModels",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // PurseCore's repositories on PostgreSQL, the `Database` over a pool, the schema: all of
         // Purse's SQL.
         .target(
@@ -111,6 +123,7 @@ let package = Package(
                 "Postgres",
                 "PurseCore",
                 "PurseModels",
+                "PurseParameters",
                 "PursePostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -201,7 +214,7 @@ let package = Package(
             name: "purse-fuzz",
             dependencies: [
                 "PurseCore",
-                "PurseServer",
+                "PurseParameters",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Fuzz/purse-fuzz",
@@ -255,7 +268,7 @@ let package = Package(
         .testTarget(
             name: "PurseServerTests",
             dependencies: [
-                "PurseServer", "PurseCore", "PurseModels", "PursePostgres", "Postgres", "TestSupport",
+                "PurseServer", "PurseParameters", "PurseCore", "PurseModels", "PursePostgres", "Postgres", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,6 +1,6 @@
 import NIOCore
 import PurseCore
-import PurseServer
+import PurseParameters
 
 /// What the fuzz target checks of one input: the request-body decoders (Stripe's form encoding
 /// and JSON, as `RequestParameters.fromBody` picks them by content type) and the decoding of the

@@ -5,7 +5,7 @@ import PurseModels
 import TestSupport
 import Testing
 
-@testable import PurseServer
+@testable import PurseParameters
 
 // MARK: - Random parameter trees
 

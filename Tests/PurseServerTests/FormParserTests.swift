@@ -1,7 +1,7 @@
 import PurseCore
 import Testing
 
-@testable import PurseServer
+@testable import PurseParameters
 
 // MARK: - Helpers
 

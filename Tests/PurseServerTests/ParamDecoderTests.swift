@@ -3,7 +3,7 @@ import PurseCore
 import PurseModels
 import Testing
 
-@testable import PurseServer
+@testable import PurseParameters
 
 // MARK: - Helpers
 

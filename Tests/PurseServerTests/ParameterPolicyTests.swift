@@ -3,6 +3,7 @@ import Prometheus
 import PurseCore
 import Testing
 
+@testable import PurseParameters
 @testable import PurseServer
 
 /// Spec §3's parameter policy, without a server: which parameters each credential may send

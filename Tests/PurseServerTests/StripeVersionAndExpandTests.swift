@@ -3,6 +3,7 @@ import PurseCore
 import PurseModels
 import Testing
 
+@testable import PurseParameters
 @testable import PurseServer
 
 // MARK: - Stripe-Version

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 public import PurseCore
 public import PurseModels
+import PurseParameters
 
 /// Everything a route handler gets: the caller, the decoded parameters and what events record.
 public struct APIRequest: Sendable {

@@ -4,6 +4,7 @@ import NIOCore
 import Postgres
 import PurseCore
 import PurseModels
+import PurseParameters
 
 /// Registers the API's routes and runs every request through the same steps: authenticate
 /// against the route's ``Access``, read the parameters, check `expand`, honour

@@ -1,5 +1,6 @@
 import PurseCore
 import PurseModels
+import PurseParameters
 
 /// Financial Connections as Stripe's mobile SDKs call it to add a US bank account (the "link
 /// account session" endpoints, with a publishable key and the session's client secret), and

@@ -2,6 +2,7 @@ import Logging
 import Metrics
 import NIOConcurrencyHelpers
 import Prometheus
+import PurseParameters
 
 /// The parameters the ``ParameterPolicy`` let through unread, counted by name
 /// (`purse_ignored_parameters_total{parameter}`) and logged once per name at debug, so an

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import PurseCore
 import PurseModels
+import PurseParameters
 
 /// The customer portal's pages, under a session's URL (`/p/session/{id}/{token}`). Public: the
 /// URL is the customer's credential, for its one customer, and every page checks it again. Each

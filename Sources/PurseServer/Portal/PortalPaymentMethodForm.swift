@@ -1,6 +1,7 @@
 import Foundation
 import PurseCore
 import PurseModels
+import PurseParameters
 
 /// The portal's add form: its fields, which of them the sheet settings ask for, and their
 /// translation into the parameters of a setup intent's confirmation, so that a method added on

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import PurseParameters
 
 extension HTMLPage {
     /// The largest form a page sends: a few short fields.

@@ -1,4 +1,4 @@
-import PurseCore
+package import PurseCore
 
 /// Which parameters a request may send that its endpoint does not read: spec §3's parameter
 /// policy, decided here and nowhere else.
@@ -13,8 +13,8 @@ import PurseCore
 ///
 /// Ignoring never changes what a request does: the endpoint's own parameters are decoded and
 /// checked exactly as under the strict policy. ``IgnoredParameters`` counts what was ignored.
-struct ParameterPolicy: Sendable, Equatable {
-    enum Tolerance: Sendable, Equatable {
+package struct ParameterPolicy: Sendable, Equatable {
+    package enum Tolerance: Sendable, Equatable {
         /// Unknown parameters are refused.
         case none
         /// The SDKs' fraud and telemetry fields are ignored; anything else unknown is refused.
@@ -23,17 +23,17 @@ struct ParameterPolicy: Sendable, Equatable {
         case anything
     }
 
-    let tolerance: Tolerance
+    package let tolerance: Tolerance
 
-    static let strict = ParameterPolicy(tolerance: .none)
+    package static let strict = ParameterPolicy(tolerance: .none)
 
-    init(tolerance: Tolerance) {
+    package init(tolerance: Tolerance) {
         self.tolerance = tolerance
     }
 
     /// The policy for a request to the route with template `routePath` made with `credential`
     /// (nil on public routes, which are strict).
-    init(credential: Credential?, routePath: String) {
+    package init(credential: Credential?, routePath: String) {
         switch credential?.kind {
         case nil, .secret?, .billingPortal?:
             self = .strict
@@ -43,14 +43,14 @@ struct ParameterPolicy: Sendable, Equatable {
     }
 
     /// Routes only Stripe's SDKs call, with parameters that follow the SDKs' releases.
-    static let privateSDKPrefixes = [
+    package static let privateSDKPrefixes = [
         "/v1/elements/", "/v1/financial_connections/sessions/synchronize", "/v1/link_account_sessions/", "/v1/connections/",
     ]
 
     /// Their routes under other resources.
-    static let privateSDKSuffixes = ["/link_account_sessions"]
+    package static let privateSDKSuffixes = ["/link_account_sessions"]
 
-    static func isPrivateSDKRoute(_ routePath: String) -> Bool {
+    package static func isPrivateSDKRoute(_ routePath: String) -> Bool {
         privateSDKPrefixes.contains { routePath.hasPrefix($0) } || privateSDKSuffixes.contains { routePath.hasSuffix($0) }
     }
 
@@ -61,18 +61,18 @@ struct ParameterPolicy: Sendable, Equatable {
     /// - `payment_user_agent`: the SDK and its version (`stripe-ios/25.0.0; variant.paymentsheet`);
     /// - `client_attribution_metadata`: which integration made the request;
     /// - `time_on_page`, `pasted_fields`, `referrer`: Stripe.js's form telemetry.
-    static let clientTelemetry: Set<String> = [
+    package static let clientTelemetry: Set<String> = [
         "muid", "guid", "sid", "payment_user_agent", "client_attribution_metadata", "time_on_page", "pasted_fields",
         "referrer",
     ]
 
     /// The hashes the telemetry fields may sit in, besides the top level: the SDKs put them in
     /// the payment method they create inline with a confirmation.
-    static let telemetryContainers: Set<String> = ["payment_method_data"]
+    package static let telemetryContainers: Set<String> = ["payment_method_data"]
 
     /// Whether a parameter the endpoint did not read (its path, `["payment_method_data", "muid"]`)
     /// is ignored rather than refused.
-    func ignores(_ path: [String]) -> Bool {
+    package func ignores(_ path: [String]) -> Bool {
         switch tolerance {
         case .none:
             return false

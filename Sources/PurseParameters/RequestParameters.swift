@@ -50,13 +50,13 @@ public enum RequestParameters {
         }
     }
 
-    static func fromQuery(_ query: String?) throws -> ParamObject {
+    package static func fromQuery(_ query: String?) throws -> ParamObject {
         guard let query, !query.isEmpty else { return ParamObject() }
         return try FormParser.parse(Array(query.utf8))
     }
 
     /// Takes `expand` out of the parameters: `expand[]=a`, `expand[0]=a` or `expand=a`.
-    static func extractExpand(from parameters: inout ParamObject) throws -> [String] {
+    package static func extractExpand(from parameters: inout ParamObject) throws -> [String] {
         guard let value = parameters["expand"] else { return [] }
         parameters["expand"] = nil
         let elements: [ParamValue]

@@ -11,20 +11,20 @@ public struct ParamDecoder {
     /// A strict decoder, as the secret key gets.
     public init() { self.policy = .strict }
 
-    init(policy: ParameterPolicy) { self.policy = policy }
+    package init(policy: ParameterPolicy) { self.policy = policy }
 
     /// What a decoding gives: the parameters, and those the policy let through unread, in
     /// bracket form (`payment_method_data[muid]`).
-    struct Decoded<Params> {
-        var params: Params
-        var ignored: [String]
+    package struct Decoded<Params> {
+        package var params: Params
+        package var ignored: [String]
     }
 
     public func decode<Params: Decodable>(_: Params.Type, from parameters: ParamObject) throws -> Params {
         try decodeReportingIgnored(Params.self, from: parameters).params
     }
 
-    func decodeReportingIgnored<Params: Decodable>(_: Params.Type, from parameters: ParamObject) throws -> Decoded<Params> {
+    package func decodeReportingIgnored<Params: Decodable>(_: Params.Type, from parameters: ParamObject) throws -> Decoded<Params> {
         let visits = Visits()
         let decoder = TreeDecoder(value: .object(parameters), codingPath: [], visits: visits)
         let result: Params

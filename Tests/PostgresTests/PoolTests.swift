@@ -64,24 +64,14 @@ struct PoolTests {
     @Test func aLaterWaiterOutlivesAnEarlierDeadline() async throws {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(4))
         try await TestPostgres.withDatabase(options: options) { client in
-            let (firstHolding, first, second) = (Gate(), Gate(), Gate())
-            async let firstHolder: Void = client.withConnection { _ in
-                firstHolding.open()
-                await first.wait()
-            }
-            await firstHolding.wait()
-            // Waits from 0 s (deadline 4 s) and is served at once: the timer stays set for 4 s.
-            let earlierWait = ContinuousClock.now
-            async let secondHolder: Void = client.withConnection { _ in await second.wait() }
-            try await Self.waitUntil { client.statistics.waiting == 1 }
-            first.open()
-            try await firstHolder
+            // The served waiter waited from 0 s (deadline 4 s): the timer stays set for 4 s.
+            let (holder, letGo, earlierWait) = try await Self.serveAWaiter(of: client)
             // Joins at 2 s (deadline 6 s); the connection comes free at 4.5 s.
             try await Task.sleep(until: earlierWait + .seconds(2))
             async let later = client.query("SELECT 3 AS three")
             try await Task.sleep(until: earlierWait + .milliseconds(4500))
-            second.open()
-            try await secondHolder
+            letGo.open()
+            try await holder.value
             #expect(try await later[0]["three", as: Int32.self] == 3)
             #expect(client.statistics.timeouts == 0)
             #expect(client.statistics.totalWaits == 2)
@@ -96,31 +86,41 @@ struct PoolTests {
     @Test func aLaterWaiterTimesOutAfterAnEarlierWaiterWasServed() async throws {
         let options = PostgresClient.Options(maxConnections: 1, checkoutTimeout: .seconds(1))
         try await TestPostgres.withDatabase(options: options) { client in
-            let (firstHolding, first, second) = (Gate(), Gate(), Gate())
-            async let firstHolder: Void = client.withConnection { _ in
-                firstHolding.open()
-                await first.wait()
-            }
-            await firstHolding.wait()
-            // Waits from 0 s (deadline 1 s) and is served at once: the timer stays set for 1 s.
-            let earlierWait = ContinuousClock.now
-            async let secondHolder: Void = client.withConnection { _ in await second.wait() }
-            try await Self.waitUntil { client.statistics.waiting == 1 }
-            first.open()
-            try await firstHolder
+            // The served waiter waited from 0 s (deadline 1 s): the timer stays set for 1 s.
+            let (holder, letGo, earlierWait) = try await Self.serveAWaiter(of: client)
             // Joins at 0.5 s (deadline 1.5 s); the timer fires at 1 s and finds no one's time up.
             try await Task.sleep(until: earlierWait + .milliseconds(500))
-            let letGo = Task {
+            let lettingGoAnyway = Task {
                 try? await Task.sleep(for: .seconds(20))
-                second.open()
+                letGo.open()
             }
             let error = await #expect(throws: PGError.self) { try await client.query("SELECT 1") }
             #expect(error?.kind == .poolTimeout)
-            letGo.cancel()
-            second.open()
-            try await secondHolder
+            lettingGoAnyway.cancel()
+            letGo.open()
+            try await holder.value
             #expect(client.statistics.timeouts == 1)
         }
+    }
+
+    /// Leaves a one-connection pool's connection with a caller that waited for it and was served
+    /// (the pool's timer still set for that wait's deadline), holding it until the gate opens;
+    /// returns that caller's task, its gate and when it began to wait.
+    private static func serveAWaiter(of client: PostgresClient) async throws -> (Task<Void, any Error>, Gate, ContinuousClock.Instant) {
+        let (firstHolding, first, second) = (Gate(), Gate(), Gate())
+        let firstHolder = Task {
+            try await client.withConnection { _ in
+                firstHolding.open()
+                await first.wait()
+            }
+        }
+        await firstHolding.wait()
+        let waitStarted = ContinuousClock.now
+        let secondHolder = Task { try await client.withConnection { _ in await second.wait() } }
+        try await waitUntil { client.statistics.waiting == 1 }
+        first.open()
+        try await firstHolder.value
+        return (secondHolder, second, waitStarted)
     }
 
     /// A request whose client went away while it waited for a connection: it stops waiting at

@@ -84,7 +84,7 @@ public enum FormParser {
             case UInt8(ascii: "+"):
                 decoded.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                guard let high = iterator.next().flatMap(\.hexDigitValue), let low = iterator.next().flatMap(\.hexDigitValue) else {
                     throw PurseError(.invalidRequest, message: "Malformed percent-encoding in the \(what()).")
                 }
                 decoded.append(high << 4 | low)
@@ -103,15 +103,6 @@ public enum FormParser {
             throw PurseError(.invalidRequest, message: "The \(what()) contains a NUL character.")
         }
         return text
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     // MARK: - The tree

@@ -53,7 +53,7 @@ public struct MasterKey: Sendable {
         var bytes: [UInt8] = []
         var high: UInt8?
         for character in text.utf8 {
-            guard let nibble = hexValue(character) else { return nil }
+            guard let nibble = character.hexDigitValue else { return nil }
             if let pending = high {
                 bytes.append(pending << 4 | nibble)
                 high = nil
@@ -62,15 +62,6 @@ public struct MasterKey: Sendable {
             }
         }
         return high == nil ? bytes : nil
-    }
-
-    private static func hexValue(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return character - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }
 

@@ -198,10 +198,11 @@ let package = Package(
             path: "Benchmarks/purse-load",
             swiftSettings: strictSettings
         ),
-        // Benchmarks/: the HTTP floor, Hummingbird alone answering GET /healthz.
+        // Benchmarks/: the HTTP floor, Hummingbird alone answering GET /healthz, and the read floor.
         .executableTarget(
             name: "bare-http",
             dependencies: [
+                "CLibPQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],

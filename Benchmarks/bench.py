@@ -270,10 +270,19 @@ class Purse(Server):
 
 
 class BareHTTP(Server):
-    """The HTTP floor: `bare-http`, Hummingbird alone answering `GET /healthz`."""
+    """The HTTP floor: `bare-http`, Hummingbird alone answering `GET /healthz`; given a database
+    and the reads' statements, also the read floor (`read_floor_workload`)."""
 
-    def start(self):
-        self.launch([str(BINARIES / "bare-http")], "bare-http.log")
+    def start(self, *flags):
+        self.launch([str(BINARIES / "bare-http"), *flags], "bare-http.log")
+
+
+def read_floor_workload(workload, count):
+    """The read floor of a single-statement read: `bare-http` running the statement the floor's
+    pgbench runs for each of its rows, through libpq and nothing else."""
+    return {"name": f"{workload['name']}_floor", "title": f"{workload['title']}: the read floor",
+            "steps": [{"method": "GET", "path": f"/read/{workload['name']}/{{index}}", "headers": {}}],
+            "rows": [{"index": str(index)} for index in range(count)]}
 
 
 class Api:
@@ -537,9 +546,12 @@ def settle(cluster):
     cluster.psql("CHECKPOINT")
 
 
-def run_pgbench(cluster, scripts, folder, name, warmup=WARMUP, duration=DURATION):
-    """pgbench at the same concurrency; returns transactions/s and latency percentiles (ms)."""
-    base = [str(cluster.bin / "pgbench"), "-n", "-M", "prepared", "-c", str(CONNECTIONS), "-j", "2"]
+def run_pgbench(cluster, scripts, folder, name, warmup=WARMUP, duration=DURATION, connections=CONNECTIONS,
+                transactions=None):
+    """pgbench at the same concurrency (or `connections`, for `transactions` in all instead of
+    `duration` seconds); returns transactions/s and latency percentiles (ms)."""
+    base = [str(cluster.bin / "pgbench"), "-n", "-M", "prepared", "-c", str(connections),
+            "-j", str(min(2, connections))]
     for script in scripts:
         base += ["-f", str(script)]
     base.append("purse")
@@ -550,7 +562,8 @@ def run_pgbench(cluster, scripts, folder, name, warmup=WARMUP, duration=DURATION
     logs = folder / f"pgbench-{name}"
     logs.mkdir()
     postgres_before, pgbench_before = cluster.cpu_seconds(), children_cpu_seconds()
-    result = subprocess.run(base + ["-T", str(duration), "--log", f"--log-prefix={logs}/tx"], env=cluster.env(),
+    length = ["-t", str(transactions)] if transactions else ["-T", str(duration)]
+    result = subprocess.run(base + length + ["--log", f"--log-prefix={logs}/tx"], env=cluster.env(),
                             check=True, capture_output=True, text=True, cwd=folder)
     # A moment for the postmaster to reap pgbench's backends, whose CPU it then holds.
     time.sleep(0.5)
@@ -676,6 +689,9 @@ def command_run(arguments):
         processes = {"purse": lambda: cpu_seconds([purse.process.pid]), "postgres": cluster.cpu_seconds}
         selected = [w for w in workloads if not arguments.only or w["name"] in arguments.only]
         later = {}
+        # Each workload's floor scripts (a script per row), and each single-statement read's
+        # statement for each of those rows, for the read floor.
+        floor_scripts, read_statements = {}, {}
         for workload in selected:
             statements = capture_statements(cluster, purse, workload, folder)
             captured_row = workload["rows"][-1]
@@ -700,6 +716,11 @@ def command_run(arguments):
                 script = folder / f"{workload['name']}.{index}.sql"
                 script.write_text(for_row(template, captured_row, row))
                 scripts.append(script)
+            floor_scripts[workload["name"]] = scripts
+            if workload["name"] in SINGLE_STATEMENT_READS:
+                read_statements[workload["name"]] = [
+                    " ".join(line for line in script.read_text().splitlines() if not line.startswith("\\"))
+                    for script in scripts]
             log(f"{workload['name']}: {len(statements)} statements per operation")
             rounds = []
             for number in range(1, ROUNDS + 1):
@@ -723,26 +744,44 @@ def command_run(arguments):
                 "name": workload["name"], "title": workload["title"], "statements": len(statements),
                 "sql": template, **median, "rounds": rounds,
             })
-        # The HTTP floor runs beside Purse and PostgreSQL, in rounds alternating with Purse's
-        # /healthz: the same machine state for both sides of the ratio.
-        bare.start()
+        # The HTTP and read floors run beside Purse and PostgreSQL, in rounds alternating with
+        # Purse's /healthz: the same machine state for both sides of the ratio.
+        reads_file = folder / "reads.json"
+        reads_file.write_text(json.dumps(read_statements))
+        bare.start("--database-url", cluster.url(), "--reads", str(reads_file))
+        bare_cpu = {"server": lambda: cpu_seconds([bare.process.pid]), "postgres": cluster.cpu_seconds}
         stack_rounds, bare_rounds = [], []
+        read_floor_rounds = {name: [] for name in read_statements}
         for number in range(1, ROUNDS + 1):
             settle(cluster)
             stack_rounds.append(run_load(purse.base, HTTP_STACK, folder, cpu_of=processes))
             settle(cluster)
-            bare_rounds.append(run_load(bare.base, HTTP_STACK, folder,
-                                        cpu_of={"server": lambda: cpu_seconds([bare.process.pid])}))
+            bare_rounds.append(run_load(bare.base, HTTP_STACK, folder, cpu_of=bare_cpu))
             log(f"GET /healthz round {number}: Purse {stack_rounds[-1]['cpu_us_per_operation']['purse']:.0f} µs, "
                 f"bare Hummingbird {bare_rounds[-1]['cpu_us_per_operation']['server']:.0f} µs per request")
+            for workload in selected:
+                if workload["name"] not in read_statements:
+                    continue
+                settle(cluster)
+                report = run_load(bare.base, read_floor_workload(workload, len(read_statements[workload["name"]])),
+                                  folder, cpu_of=bare_cpu)
+                read_floor_rounds[workload["name"]].append(report)
+                log(f"{workload['name']} round {number}: the read floor {report['cpu_us_per_operation']['server']:.0f} "
+                    f"µs per request, {report['errors']} errors")
         bare.stop()
+        for workload in selected:
+            if workload["name"] in read_floor_rounds:
+                rounds = read_floor_rounds[workload["name"]]
+                results["workloads"][selected.index(workload)]["read_floor"] = dict(
+                    median_by(rounds, lambda r: r["cpu_us_per_operation"]["server"]), rounds=rounds)
         results["http_stack"] = dict(median_by(stack_rounds, lambda r: r["cpu_us_per_operation"]["purse"]),
                                      rounds=stack_rounds)
         results["bare_http"] = dict(median_by(bare_rounds, lambda r: r["cpu_us_per_operation"]["server"]),
                                     rounds=bare_rounds)
         for workload in selected:
             results["workloads"][selected.index(workload)]["unqueued"] = run_unqueued(
-                purse, cluster, workload, later.get(workload["name"], {}).get("unqueued"), folder)
+                purse, cluster, workload, later.get(workload["name"], {}).get("unqueued"), floor_scripts[workload["name"]],
+                folder)
         results["peak_rss_mb"] = purse.peak_rss_mb()
         log(f"purse serve peak RSS {results['peak_rss_mb']:.1f} MB")
         second = Purse(cluster, folder / "second", env=purse.env)
@@ -797,15 +836,21 @@ def kind_of(name):
     return "read" if name in SINGLE_STATEMENT_READS else "write"
 
 
-def run_unqueued(purse, cluster, workload, rows, folder):
+def run_unqueued(purse, cluster, workload, rows, scripts, folder):
     """Latency without queueing: one connection, one request in flight, a fixed number of
-    operations on a settled database."""
+    operations on a settled database; then the floor's scripts the same way (pgbench, one
+    connection, as many transactions), which is the least that latency can be."""
     kind = kind_of(workload["name"])
     settle(cluster)
     report = run_load(purse.base, dict(workload, rows=rows) if rows else workload, folder, connections=1,
                       operations=UNQUEUED_OPERATIONS[kind])
     log(f"{workload['name']}, one request in flight: p50 {report['p50_ms']:.2f} ms, p99 {report['p99_ms']:.2f} ms, "
         f"{report['errors']} errors")
+    settle(cluster)
+    report["floor"] = run_pgbench(cluster, scripts, folder, f"{workload['name']}-unqueued", warmup=1, connections=1,
+                                  transactions=UNQUEUED_OPERATIONS[kind])
+    log(f"{workload['name']}, one transaction in flight: the floor's p50 {report['floor']['p50_ms']:.2f} ms, "
+        f"p99 {report['floor']['p99_ms']:.2f} ms")
     return report
 
 
@@ -836,8 +881,11 @@ def targets(run, scale=None):
             continue
         if stack:
             med, low, high = median_and_range([cpu(r, "purse") / stack for r in w["rounds"]])
-            rows.append((f"{w['title']}: Purse CPU ÷ `/healthz`'s",
-                         f"{med * stack:.0f} ÷ {stack:.0f} µs = {med:.2f}× ({low:.2f}–{high:.2f}×)", "≤ 2×", med <= 2))
+            measured = f"{med * stack:.0f} ÷ {stack:.0f} µs = {med:.2f}× ({low:.2f}–{high:.2f}×)"
+            floor = read_floor_ratio(run, w)
+            if floor:
+                measured += f"; the read floor alone {floor[0]:.2f}× ({floor[1]:.2f}–{floor[2]:.2f}×)"
+            rows.append((f"{w['title']}: Purse CPU ÷ `/healthz`'s", measured, "≤ 2×", med <= 2))
         med, low, high = median_and_range(
             [cpu(r, "postgres") / r["floor"]["cpu_us_per_transaction"]["postgres"] for r in w["rounds"]])
         rows.append((f"{w['title']}: PostgreSQL CPU ÷ the floor's", f"{med:.2f}× ({low:.2f}–{high:.2f}×)", "≤ 1.2×",
@@ -860,8 +908,11 @@ def targets(run, scale=None):
         unqueued = w.get("unqueued")
         if unqueued:
             limit = UNQUEUED_P99_LIMIT_MS[kind_of(w["name"])]
-            rows.append((f"{w['title']}: p99, one request in flight",
-                         f"{unqueued['p99_ms']:.2f} ms (p50 {unqueued['p50_ms']:.2f}, {unqueued['errors']} errors)",
+            measured = f"{unqueued['p99_ms']:.2f} ms (p50 {unqueued['p50_ms']:.2f}, {unqueued['errors']} errors)"
+            if "floor" in unqueued:
+                floor = unqueued["floor"]
+                measured += f"; the floor's SQL alone {floor['p99_ms']:.2f} ms (p50 {floor['p50_ms']:.2f})"
+            rows.append((f"{w['title']}: p99, one request in flight", measured,
                          f"≤ {limit:g} ms", unqueued["p99_ms"] <= limit and unqueued["errors"] == 0))
     rows.append(("peak RSS of `purse serve` over the run", f"{run['peak_rss_mb']:.1f} MB", f"≤ {RSS_LIMIT_MB} MB",
                  run["peak_rss_mb"] <= RSS_LIMIT_MB))
@@ -892,6 +943,17 @@ def targets(run, scale=None):
                          f"{both:.0f} ÷ {single:.0f} µs = {both / single:.2f}×, {pair['errors']} errors",
                          "≤ 1.1×, no errors", both / single <= 1.1 and pair["errors"] == 0))
     return rows
+
+
+def read_floor_ratio(run, workload):
+    """The read floor's CPU per request ÷ Purse's `/healthz`'s, round by round (both are measured
+    in the same rounds): its median and range, or None when the run has no read floor."""
+    floor = workload.get("read_floor")
+    if not floor or "http_stack" not in run:
+        return None
+    pairs = zip(run["http_stack"]["rounds"], floor["rounds"])
+    return median_and_range([f["cpu_us_per_operation"]["server"] / s["cpu_us_per_operation"]["purse"]
+                             for s, f in pairs])
 
 
 def target_lines(rows):
@@ -1041,7 +1103,9 @@ def write_markdown(stored):
         lines += ["### Targets (issue 35)", "",
                   "Judged from this run (the per-round figures are the rounds' median, with their range) and the "
                   "scale run below. Latency without queueing is one connection with one request in flight, "
-                  f"{UNQUEUED_OPERATIONS['read']} operations of a read and {UNQUEUED_OPERATIONS['write']} of a write; "
+                  f"{UNQUEUED_OPERATIONS['read']} operations of a read and {UNQUEUED_OPERATIONS['write']} of a write, "
+                  "beside the floor's SQL alone (pgbench, one connection, as many transactions); a read's CPU "
+                  "target shows the read floor's ratio beside Purse's (see the CPU table); "
                   "the two-process figures are one 32-connection run with the connections split between two "
                   "`purse serve` on the same database, against one process's rounds.", ""]
         lines += target_lines(targets(run, stored.get("scale"))) + [""]
@@ -1129,6 +1193,22 @@ def cpu_table(run):
                       f"metrics; no authentication, no database): {stack['operations_per_second']:.0f} op/s, p99 "
                       f"{stack['p99_ms']:.2f} ms, {stack['errors']} errors; Purse {cpu['purse']:.0f} µs and the load "
                       f"generator {cpu['load']:.0f} µs per request."]
+    floors = [w for w in run["workloads"] if w.get("read_floor")]
+    if floors and stack:
+        lines += ["", "The read floor: `bare-http` (Hummingbird alone) answering each read with its statement run "
+                      "through libpq's `PQexec`, blocking, and the row's text: no authentication, no decoding, no "
+                      "JSON. Its CPU per request, median round, against Purse's `/healthz` and Purse's read in the "
+                      "same run:", "",
+                  "| read | read floor µs | PostgreSQL µs | read floor ÷ Purse's `/healthz`, rounds | "
+                  "Purse's read ÷ the read floor | errors |", "|---|---|---|---|---|---|"]
+        for w in floors:
+            floor = w["read_floor"]
+            med, low, high = read_floor_ratio(run, w)
+            purse = median_and_range([r["purse"]["cpu_us_per_operation"]["purse"] for r in w["rounds"]])[0]
+            lines.append(f"| {w['title']} | {floor['cpu_us_per_operation']['server']:.0f} | "
+                         f"{floor['cpu_us_per_operation']['postgres']:.0f} | {med:.2f}× ({low:.2f}–{high:.2f}×) | "
+                         f"{purse / floor['cpu_us_per_operation']['server']:.2f}× | "
+                         f"{sum(r['errors'] for r in floor['rounds'])} |")
     return lines + [""]
 
 

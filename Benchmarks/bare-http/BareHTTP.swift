@@ -5,7 +5,8 @@ import Hummingbird
 /// The benchmark's HTTP floor: a bare Hummingbird 2 server that answers `GET /healthz` with the
 /// body Purse's does, and nothing else (no middleware, no metrics, no executor of Purse's). Its
 /// CPU per request is what Hummingbird itself costs on this machine, which Purse's `/healthz`
-/// is judged against.
+/// is judged against. Given a database and statements, it also serves the read floor
+/// (``ReadFloor``) at `GET /read/{workload}/{index}`.
 @main
 struct BareHTTP: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,8 +16,23 @@ struct BareHTTP: AsyncParsableCommand {
     @Option(help: "The port on 127.0.0.1 (0: any free one, printed once listening).")
     var port = 0
 
+    @Option(help: "A libpq connection URL for the read floor.")
+    var databaseURL: String?
+
+    @Option(help: "A JSON file of workload names to SQL statements: the read floor's.")
+    var reads: String?
+
     func run() async throws {
         let router = Router()
+        if let databaseURL, let reads {
+            let floor = try ReadFloor(url: databaseURL, statementsFile: reads)
+            router.get("/read/:workload/:index") { _, context in
+                try floor.answer(
+                    workload: context.parameters.require("workload"),
+                    index: context.parameters.require("index", as: Int.self)
+                )
+            }
+        }
         router.get("/healthz") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json"],

@@ -93,9 +93,11 @@ struct ErrorMappingTests {
     }
 
     @Test func aClosedPortIsATransportError() async throws {
+        let refusing = try RefusingPort()
+        defer { refusing.release() }
         let adapter = PurseCustomerAdapter(
             customerEphemeralKeyProvider: { CustomerEphemeralKey(customerId: "cus_none", ephemeralKeySecret: "ek_test_none") },
-            publishableKey: "pk_test_none", baseURL: URL(string: "http://127.0.0.1:\(try closedPort())")!
+            publishableKey: "pk_test_none", baseURL: URL(string: "http://127.0.0.1:\(refusing.port)")!
         )
         let error = try await #require(throws: PurseClientError.self) { try await adapter.fetchPaymentMethods() }
         #expect(error.kind == .transport)

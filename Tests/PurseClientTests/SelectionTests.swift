@@ -40,7 +40,9 @@ struct SelectionTests {
             #expect(disk.selectedPaymentOption(forCustomer: shop.customer) == visa)
 
             // Purse is out of reach (its backend still answers the provider): the disk copy stands in.
-            let unreachable = try #require(URL(string: "http://127.0.0.1:\(try closedPort())"))
+            let refusing = try RefusingPort()
+            defer { refusing.release() }
+            let unreachable = try #require(URL(string: "http://127.0.0.1:\(refusing.port)"))
             let offline = shop.adapter(.ephemeralKey, store: disk, baseURL: unreachable)
             #expect(try await offline.fetchSelectedPaymentOption() == .stripeId(visa))
             let listing = try await #require(throws: PurseClientError.self) { try await offline.fetchPaymentMethods() }

@@ -129,8 +129,9 @@ struct WebhookTransportTests {
     }
 
     @Test func failuresAreClassesAndTheNetworksTextStaysInTheDetail() async throws {
-        let port = try Self.unusedPort()
-        let refused = await Self.transport().send(Self.attempt("http://127.0.0.1:\(port)/"))
+        let refusing = try RefusingPort()
+        defer { refusing.release() }
+        let refused = await Self.transport().send(Self.attempt("http://127.0.0.1:\(refusing.port)/"))
         #expect(refused.failure == .connectionFailed)
         #expect(refused.detail != nil)
 
@@ -186,21 +187,6 @@ struct WebhookTransportTests {
             delivery: 1, accountID: "acct_1", endpointID: "we_1", eventID: "evt_1", url: url, secret: "whsec_test",
             body: Array("{}".utf8), previousAttempts: 0, eventCreated: 0
         )
-    }
-
-    /// A loopback port nothing listens on (bound, then closed).
-    static func unusedPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        guard bound else { throw TestSetupError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 

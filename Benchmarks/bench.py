@@ -285,6 +285,37 @@ def read_floor_workload(workload, count):
             "rows": [{"index": str(index)} for index in range(count)]}
 
 
+def two_processes_floor(cluster, purse, second, folder):
+    """What splitting the load between two processes costs where Purse runs none of its own code
+    per request: `GET /healthz` on one Purse process then on both, and bare Hummingbird on one
+    then on two, each pair run back to back. The ratios are CPU per request on two ÷ on one."""
+    def healthz(bases, pids):
+        settle(cluster)
+        return run_load(bases, HTTP_STACK, folder, cpu_of={"server": lambda: cpu_seconds(pids)})
+
+    floor = {"purse": [healthz(purse.base, [purse.process.pid]),
+                       healthz([purse.base, second.base], [purse.process.pid, second.process.pid])]}
+    first, other = BareHTTP(folder / "bare-http-one"), BareHTTP(folder / "bare-http-two")
+    try:
+        first.start()
+        other.start()
+        floor["bare_http"] = [healthz(first.base, [first.process.pid]),
+                              healthz([first.base, other.base], [first.process.pid, other.process.pid])]
+    finally:
+        first.stop()
+        other.stop()
+    for name, (one, two) in floor.items():
+        log(f"GET /healthz, {name}: {one['cpu_us_per_operation']['server']:.0f} µs per request on one process, "
+            f"{two['cpu_us_per_operation']['server']:.0f} µs on two, {one['errors'] + two['errors']} errors")
+    return floor
+
+
+def two_processes_ratio(floor, name):
+    """CPU per request on two processes ÷ on one, from `two_processes_floor`."""
+    one, two = floor[name]
+    return two["cpu_us_per_operation"]["server"] / one["cpu_us_per_operation"]["server"]
+
+
 class Api:
     """Form-encoded calls for seeding, as the SDKs make them."""
 
@@ -795,6 +826,7 @@ def command_run(arguments):
             results["workloads"][selected.index(workload)]["two_processes"] = report
             log(f"{workload['name']}, two processes: {report['operations_per_second']:.0f} op/s, "
                 f"Purse {report['cpu_us_per_operation']['purse']:.0f} µs per operation, {report['errors']} errors")
+        results["two_processes_floor"] = two_processes_floor(cluster, purse, second, folder)
         second.stop()
     finally:
         bare.stop()
@@ -826,6 +858,8 @@ def command_run(arguments):
         # The quick form measures nothing, but every request it sent must have succeeded.
         failed = [f"{w['name']}: {run['errors']} errors" for w in results["workloads"]
                   for run in [w["purse"], w.get("unqueued"), w.get("two_processes")] if run and run["errors"]]
+        failed += [f"GET /healthz, {name}: {run['errors']} errors"
+                   for name, runs in results.get("two_processes_floor", {}).items() for run in runs if run["errors"]]
         if failed:
             raise SystemExit("error: requests failed in the quick run: " + "; ".join(failed))
     if not arguments.keep:
@@ -886,10 +920,14 @@ def targets(run, scale=None):
             if floor:
                 measured += f"; the read floor alone {floor[0]:.2f}× ({floor[1]:.2f}–{floor[2]:.2f}×)"
             rows.append((f"{w['title']}: Purse CPU ÷ `/healthz`'s", measured, "≤ 2×", med <= 2))
-        med, low, high = median_and_range(
-            [cpu(r, "postgres") / r["floor"]["cpu_us_per_transaction"]["postgres"] for r in w["rounds"]])
-        rows.append((f"{w['title']}: PostgreSQL CPU ÷ the floor's", f"{med:.2f}× ({low:.2f}–{high:.2f}×)", "≤ 1.2×",
-                     med <= 1.2))
+        floor_postgres = [r["floor"]["cpu_us_per_transaction"]["postgres"] for r in w["rounds"]]
+        med, low, high = median_and_range([cpu(r, "postgres") / f for r, f in zip(w["rounds"], floor_postgres)])
+        measured = f"{med:.2f}× ({low:.2f}–{high:.2f}×)"
+        if w.get("read_floor"):
+            # The same statements, prepared, with an HTTP server sharing the cores as Purse does.
+            beside = w["read_floor"]["cpu_us_per_operation"]["postgres"] / median_and_range(floor_postgres)[0]
+            measured += f"; under the read floor {beside:.2f}×"
+        rows.append((f"{w['title']}: PostgreSQL CPU ÷ the floor's", measured, "≤ 1.2×", med <= 1.2))
     for name, before in WRITE_CPU_BEFORE_US.items():
         w = workloads.get(name)
         if not w:
@@ -939,9 +977,13 @@ def targets(run, scale=None):
         if pair:
             single, _, _ = median_and_range([cpu(r, "purse") for r in w["rounds"]])
             both = pair["cpu_us_per_operation"]["purse"]
-            rows.append((f"{w['title']}: two processes' Purse CPU ÷ one's",
-                         f"{both:.0f} ÷ {single:.0f} µs = {both / single:.2f}×, {pair['errors']} errors",
-                         "≤ 1.1×, no errors", both / single <= 1.1 and pair["errors"] == 0))
+            measured = f"{both:.0f} ÷ {single:.0f} µs = {both / single:.2f}×, {pair['errors']} errors"
+            floor = run.get("two_processes_floor")
+            if floor:
+                measured += (f"; `/healthz` two ÷ one {two_processes_ratio(floor, 'purse'):.2f}×, bare Hummingbird's "
+                             f"{two_processes_ratio(floor, 'bare_http'):.2f}×")
+            rows.append((f"{w['title']}: two processes' Purse CPU ÷ one's", measured, "≤ 1.1×, no errors",
+                         both / single <= 1.1 and pair["errors"] == 0))
     return rows
 
 
@@ -1193,10 +1235,19 @@ def cpu_table(run):
                       f"metrics; no authentication, no database): {stack['operations_per_second']:.0f} op/s, p99 "
                       f"{stack['p99_ms']:.2f} ms, {stack['errors']} errors; Purse {cpu['purse']:.0f} µs and the load "
                       f"generator {cpu['load']:.0f} µs per request."]
+    pair = run.get("two_processes_floor")
+    if pair:
+        def described(name):
+            one, two = (r["cpu_us_per_operation"]["server"] for r in pair[name])
+            return f"{one:.0f} µs per request on one process and {two:.0f} µs on two ({two / one:.2f}×)"
+        lines += ["", "Two processes where Purse runs none of its own code per request, each pair back to back after "
+                      f"the two-process workloads: `/healthz` cost Purse {described('purse')}; bare Hummingbird "
+                      f"{described('bare_http')}."]
     floors = [w for w in run["workloads"] if w.get("read_floor")]
     if floors and stack:
         lines += ["", "The read floor: `bare-http` (Hummingbird alone) answering each read with its statement run "
-                      "through libpq's `PQexec`, blocking, and the row's text: no authentication, no decoding, no "
+                      "through libpq's `PQexecPrepared` (prepared once per connection), blocking, and the row's "
+                      "text: no authentication, no decoding, no "
                       "JSON. Its CPU per request, median round, against Purse's `/healthz` and Purse's read in the "
                       "same run:", "",
                   "| read | read floor µs | PostgreSQL µs | read floor ÷ Purse's `/healthz`, rounds | "

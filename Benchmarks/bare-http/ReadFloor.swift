@@ -4,14 +4,20 @@ import Hummingbird
 import Synchronization
 
 /// The read floor: the statement of one of Purse's reads, run through libpq the plainest way
-/// there is (`PQexec`, blocking the task's thread until the answer is in) and answered with the
-/// row's text, with no authentication, no decoding and no JSON. What one request that reads a
-/// row costs Hummingbird and libpq together is the least any server on this stack pays for it,
-/// so Purse's reads are judged against it beside `/healthz`.
+/// there is (`PQexecPrepared`, blocking the task's thread until the answer is in) and answered
+/// with the row's text, with no authentication, no decoding and no JSON. What one request that
+/// reads a row costs Hummingbird and libpq together is the least any server on this stack pays
+/// for it, so Purse's reads are judged against it beside `/healthz`.
+///
+/// Each statement is prepared once per connection, as Purse's driver and the floor's pgbench
+/// (`-M prepared`) run theirs: PostgreSQL's CPU per request is then the statement's alone, with
+/// an HTTP server sharing the machine, beside the pgbench floor's without one.
 final class ReadFloor: Sendable {
     /// A libpq connection that one request at a time uses: taken off `idle` and put back.
     private struct Connection: @unchecked Sendable {
         let handle: OpaquePointer
+        /// The statements prepared on it, by name.
+        var prepared: Set<String> = []
     }
 
     private let url: String
@@ -30,8 +36,13 @@ final class ReadFloor: Sendable {
         guard let list = statements[workload], list.indices.contains(index) else {
             throw HTTPError(.notFound, message: "no statement \(index) for \(workload)")
         }
-        let connection = try takeConnection()
-        guard let result = PQexec(connection.handle, list[index]) else {
+        var connection = try takeConnection()
+        let name = "\(workload)/\(index)"
+        if !connection.prepared.contains(name) {
+            try prepare(list[index], as: name, on: connection)
+            connection.prepared.insert(name)
+        }
+        guard let result = PQexecPrepared(connection.handle, name, 0, nil, nil, nil, 0) else {
             PQfinish(connection.handle)
             throw HTTPError(.internalServerError, message: "libpq returned no result")
         }
@@ -54,6 +65,20 @@ final class ReadFloor: Sendable {
             body.writeInteger(UInt8(ascii: "\n"))
         }
         return Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: body))
+    }
+
+    /// Prepares `sql` as `name`; a failure closes the connection, as a failed read does.
+    private func prepare(_ sql: String, as name: String, on connection: Connection) throws {
+        guard let result = PQprepare(connection.handle, name, sql, 0, nil) else {
+            PQfinish(connection.handle)
+            throw HTTPError(.internalServerError, message: "libpq returned no result")
+        }
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else {
+            let message = String(cString: PQresultErrorMessage(result))
+            PQfinish(connection.handle)
+            throw HTTPError(.internalServerError, message: message)
+        }
     }
 
     private func takeConnection() throws -> Connection {

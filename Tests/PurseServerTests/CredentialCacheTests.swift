@@ -226,8 +226,8 @@ struct CredentialCacheTests {
         }
     }
 
-    /// The settings a list applies are cached too: a change through the API applies to the next
-    /// request, one made in SQL as soon as its NOTIFY arrives.
+    /// The settings a list applies are cached too, with the JSON `/current` sends: a change
+    /// through the API applies to the next request, one made in SQL as soon as its NOTIFY arrives.
     @Test func sheetSettingsChangesReachTheCachedSettings() async throws {
         try await LiveServer.with { server in
             try await Self.waitForTheChangeFeed(server)
@@ -238,7 +238,9 @@ struct CredentialCacheTests {
             }
             let device = account.client(key: try await account.ephemeralKey(for: customer).secret)
             let listed = { try await device.get("/v1/payment_methods", query: "customer=\(customer)&type=card").json["data"]?.arrayValue?.count }
+            let funding = { try await device.get("/v1/customer_sheet_settings/current").json["saved_payment_method_filter"]?["card"]?["funding"] }
             #expect(try await listed() == 2)
+            #expect(try await funding() == [])
             let unfiltered = try await server.pool.query(
                 "SELECT saved_payment_method_filter::text AS filter FROM customer_sheet_settings WHERE account_id = \(account.id) AND is_default"
             )
@@ -249,11 +251,13 @@ struct CredentialCacheTests {
             )
             #expect(update.status == 200)
             #expect(try await listed() == 1)
+            #expect(try await funding() == ["debit"])
 
             try await server.pool.query(
                 "UPDATE customer_sheet_settings SET saved_payment_method_filter = \(original)::jsonb WHERE account_id = \(account.id) AND is_default"
             )
             try await Self.eventually { try await listed() == 2 }
+            #expect(try await funding() == [])
         }
     }
 

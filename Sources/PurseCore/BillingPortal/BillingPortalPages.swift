@@ -99,7 +99,7 @@ public struct BillingPortalPages: Sendable {
             ),
             clockTime: stored.customerClockTime
         )
-        let settings = try await sheetSettings.inForce(for: caller)
+        let settings = try await sheetSettings.inForce(for: caller).settings
         let shown = try await paymentMethods.sheetMethods(
             customer: session.customer, allowRedisplay: Self.shownRedisplay, settings: settings, by: caller
         )

@@ -1,5 +1,3 @@
-public import PurseModels
-
 /// The server's in-memory caches of rows PostgreSQL announces changes to, by topic (the payload
 /// of `NOTIFY purse_changes`, migrations 0012, 0014 and 0027), and the signals of changes it acts
 /// on.
@@ -25,7 +23,7 @@ public final class ChangeCaches: Sendable {
     public static let sheetSettingsTopic = "sheet_settings"
 
     /// Sheet settings by ``SheetSettingsService/cacheKey(account:id:)`` (the id, or `default`).
-    public let sheetSettings = ChangeCache<String, CustomerSheetSettings>(topic: sheetSettingsTopic)
+    public let sheetSettings = ChangeCache<String, SheetSettingsInForce>(topic: sheetSettingsTopic)
 
     public static let testClockAdvancesTopic = "test_clock_advances"
 

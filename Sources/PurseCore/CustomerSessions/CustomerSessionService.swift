@@ -55,7 +55,8 @@ public struct CustomerSessionService: Sendable {
         return session
     }
 
-    /// A live session of `account` by its client secret, with the key it hands out.
+    /// A live session of `account` by its client secret, with the view of it, holding the key it
+    /// hands out, that the elements session sends.
     ///
     /// Sessions found are kept in memory (``ChangeCaches/customerSessions``), so a sheet opened
     /// again costs the elements session one statement fewer; a revocation, a deleted customer or
@@ -63,7 +64,7 @@ public struct CustomerSessionService: Sendable {
     /// expired sessions are never cached, and the expiry is checked at every use.
     public func resolve(
         clientSecret: String, account: String
-    ) async throws -> (session: CustomerSession, apiKey: String, clockTime: Int?) {
+    ) async throws -> (session: CustomerSession, elementsView: JSONValue, clockTime: Int?) {
         let key = SecretKey(account: account, hash: SecretHash.sha256(clientSecret))
         let found: LiveSession
         if let cached = caches.customerSessions.value(for: key) {
@@ -79,13 +80,33 @@ public struct CustomerSessionService: Sendable {
                 param: "customer_session_client_secret"
             )
         }
-        return (session, secrets.customerSessionAPIKey(session.id), found.clockTime)
+        return (session, found.elementsView, found.clockTime)
     }
 
     /// A live session as found, with the time of its customer's test clock if it is on one.
     struct LiveSession: Sendable {
         let session: CustomerSession
         let clockTime: Int?
+        /// The session as the elements session shows it, with its key: made once, as the cache
+        /// keeps it, since deriving the key and encoding the components cost every sheet's opening.
+        let elementsView: JSONValue
+
+        init(session: CustomerSession, clockTime: Int?, apiKey: String) throws {
+            self.session = session
+            self.clockTime = clockTime
+            let encoder = JSONValueEncoder()
+            elementsView = [
+                "id": .string(session.id),
+                "livemode": false,
+                "api_key": .string(apiKey),
+                "api_key_expiry": .int(session.expiresAt),
+                "customer": .string(session.customer),
+                "components": [
+                    "mobile_payment_element": try encoder.encode(session.components.mobilePaymentElement),
+                    "customer_sheet": try encoder.encode(session.components.customerSheet),
+                ],
+            ]
+        }
     }
 
     /// How the cache finds a session: its account and the SHA-256 of its client secret.
@@ -104,7 +125,9 @@ public struct CustomerSessionService: Sendable {
                 param: "customer_session_client_secret"
             )
         }
-        let live = LiveSession(session: found.session, clockTime: found.clockTime)
+        let live = try LiveSession(
+            session: found.session, clockTime: found.clockTime, apiKey: secrets.customerSessionAPIKey(found.session.id)
+        )
         if live.session.expiresAt > found.clockTime ?? Clock.now { caches.customerSessions.store(live, for: key, ticket: ticket) }
         return live
     }

@@ -101,7 +101,7 @@ public struct ElementsSessionService: Sendable {
         }
 
         // Whose sheet this is: a customer session's customer, or PaymentSheet's ephemeral key's.
-        var claimedSession: (session: CustomerSession, apiKey: String, clockTime: Int?)?
+        var claimedSession: (session: CustomerSession, elementsView: JSONValue, clockTime: Int?)?
         var legacyCustomer: Credential?
         if let clientSecret = params.customerSessionClientSecret {
             let claimed = try await sessions.resolve(clientSecret: clientSecret, account: caller.accountID)
@@ -112,7 +112,8 @@ public struct ElementsSessionService: Sendable {
             settingsName = credential.sheetSettingsID ?? settingsName
             legacyCustomer = credential
         }
-        let settings = try await sheetSettings.inForce(for: caller, named: settingsName)
+        let inForce = try await sheetSettings.inForce(for: caller, named: settingsName)
+        let settings = inForce.settings
 
         let offer = Self.offer(requested: requested, settings: settings)
         var elements = ElementsSession(
@@ -125,10 +126,10 @@ public struct ElementsSessionService: Sendable {
         )
         elements.cardBrandChoice = Self.cardBrandChoice
         elements.mobilePaymentElement = contract?.mobilePaymentElement(offered: offer.offered, withheld: offer.withheld)
-        elements.customerSheetSettings = try JSONValueEncoder().encode(settings)
+        elements.customerSheetSettings = inForce.json
         if let claimedSession {
             elements.customer = try await sessionCustomer(
-                claimedSession.session, apiKey: claimedSession.apiKey, clockTime: claimedSession.clockTime, settings: settings,
+                claimedSession.session, view: claimedSession.elementsView, clockTime: claimedSession.clockTime, settings: settings,
                 clientDefault: params.clientDefaultPaymentMethod, by: caller
             )
         } else if let legacyCustomer, let customer = legacyCustomer.customerID {
@@ -179,10 +180,10 @@ public struct ElementsSessionService: Sendable {
 
     /// `customer` for a customer session: the methods the sheet shows (through the session's
     /// redisplay filters and the sheet settings' filter; the device's own default is shown
-    /// whatever its redisplay setting), the server's default, and the session's key (derived, the
-    /// same on every call, expiring with the session).
+    /// whatever its redisplay setting), the server's default, and the session (`view`) with its
+    /// key (derived, the same on every call, expiring with the session).
     private func sessionCustomer(
-        _ session: CustomerSession, apiKey: String, clockTime: Int?, settings: CustomerSheetSettings, clientDefault: String?,
+        _ session: CustomerSession, view: JSONValue, clockTime: Int?, settings: CustomerSheetSettings, clientDefault: String?,
         by caller: Credential
     ) async throws -> JSONValue {
         let permissions = SessionPermissions(session.components)
@@ -194,17 +195,7 @@ public struct ElementsSessionService: Sendable {
         return [
             "payment_methods": .array(try shown.methods.map { try encoder.encode($0) }),
             "default_payment_method": shown.defaultMethod.map(JSONValue.string) ?? .null,
-            "customer_session": [
-                "id": .string(session.id),
-                "livemode": false,
-                "api_key": .string(apiKey),
-                "api_key_expiry": .int(session.expiresAt),
-                "customer": .string(session.customer),
-                "components": [
-                    "mobile_payment_element": try encoder.encode(session.components.mobilePaymentElement),
-                    "customer_sheet": try encoder.encode(session.components.customerSheet),
-                ],
-            ],
+            "customer_session": view,
         ]
     }
 

@@ -24,7 +24,7 @@ public struct PaymentMethodService: Sendable {
         if caller.isClient {
             let settings = try await SheetSettingsService.inForce(
                 for: caller, named: nil, database: database, cache: caches.sheetSettings
-            )
+            ).settings
             method.model = try SheetRules.enforce(settings, on: method.model, billingParam: "billing_details", typeParam: "type")
         }
         let new = method
@@ -62,7 +62,7 @@ public struct PaymentMethodService: Sendable {
             // What a client lists is filtered by the sheet settings in force; the secret key sees all.
             let settings = try await SheetSettingsService.inForce(
                 for: caller, named: nil, database: database, cache: caches.sheetSettings
-            )
+            ).settings
             filter = settings.savedPaymentMethodFilter
         }
         let query = AttachedMethodsQuery(

@@ -59,7 +59,7 @@ public struct SheetSettingsService: Sendable {
 
     /// The settings in force for `caller`: `named` (a setup intent's, say), else the ones its key
     /// or session was created with, else the account's default.
-    public func inForce(for caller: Credential, named: String? = nil) async throws -> CustomerSheetSettings {
+    public func inForce(for caller: Credential, named: String? = nil) async throws -> SheetSettingsInForce {
         try await Self.inForce(for: caller, named: named, database: database, cache: caches.sheetSettings)
     }
 
@@ -67,26 +67,34 @@ public struct SheetSettingsService: Sendable {
     /// (the listing a sheet does on every open then costs one statement fewer).
     static func inForce(
         for caller: Credential, named: String? = nil, in repositories: Repositories,
-        cache: ChangeCache<String, CustomerSheetSettings>? = nil
+        cache: ChangeCache<String, SheetSettingsInForce>? = nil
     ) async throws -> CustomerSheetSettings {
-        let id = settingsID(for: caller, named: named)
-        guard let cache else { return try await find(id, account: caller.accountID, in: repositories) }
-        let key = cacheKey(account: caller.accountID, id: id)
-        if let cached = cache.value(for: key) { return cached }
-        let ticket = cache.ticket()
-        let settings = try await find(id, account: caller.accountID, in: repositories)
-        cache.store(settings, for: key, ticket: ticket)
-        return settings
+        guard let cache else {
+            return try await find(settingsID(for: caller, named: named), account: caller.accountID, in: repositories)
+        }
+        return try await cached(for: caller, named: named, in: repositories, cache: cache).settings
     }
 
     /// ``inForce(for:named:in:cache:)`` for a caller outside a unit of work: from the cache
     /// alone when it holds them, so a hit costs no trip to the database.
     static func inForce(
-        for caller: Credential, named: String?, database: any Database, cache: ChangeCache<String, CustomerSheetSettings>
-    ) async throws -> CustomerSheetSettings {
+        for caller: Credential, named: String?, database: any Database, cache: ChangeCache<String, SheetSettingsInForce>
+    ) async throws -> SheetSettingsInForce {
         let key = cacheKey(account: caller.accountID, id: settingsID(for: caller, named: named))
         if let cached = cache.value(for: key) { return cached }
-        return try await database.autocommit { try await inForce(for: caller, named: named, in: $0, cache: cache) }
+        return try await database.autocommit { try await cached(for: caller, named: named, in: $0, cache: cache) }
+    }
+
+    private static func cached(
+        for caller: Credential, named: String?, in repositories: Repositories, cache: ChangeCache<String, SheetSettingsInForce>
+    ) async throws -> SheetSettingsInForce {
+        let id = settingsID(for: caller, named: named)
+        let key = cacheKey(account: caller.accountID, id: id)
+        if let cached = cache.value(for: key) { return cached }
+        let ticket = cache.ticket()
+        let settings = try SheetSettingsInForce(try await find(id, account: caller.accountID, in: repositories))
+        cache.store(settings, for: key, ticket: ticket)
+        return settings
     }
 
     /// `named`, else the settings the caller's key or session was created with, else the default.

@@ -26,7 +26,7 @@ struct SheetSettingsController {
 
     @Sendable func current(_ request: APIRequest) async throws -> APIResult {
         _ = try request.decode(NoParameters.self)
-        return try .object(try await settings.inForce(for: request.caller))
+        return APIResult(body: try await settings.inForce(for: request.caller).json)
     }
 
     @Sendable func retrieve(_ request: APIRequest) async throws -> APIResult {

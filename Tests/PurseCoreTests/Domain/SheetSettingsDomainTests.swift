@@ -30,9 +30,9 @@ struct SheetSettingsDomainTests {
         let intents = try await named(purse, "intents")
         let defaults = try await purse.sheetSettings.retrieve("default", by: purse.secret)
         let bound = purse.ephemeralKey("cus_any", settings: keys.id)
-        #expect(try await purse.sheetSettings.inForce(for: bound, named: intents.id).id == intents.id)
-        #expect(try await purse.sheetSettings.inForce(for: bound).id == keys.id)
-        #expect(try await purse.sheetSettings.inForce(for: purse.ephemeralKey("cus_any")).id == defaults.id)
+        #expect(try await purse.sheetSettings.inForce(for: bound, named: intents.id).settings.id == intents.id)
+        #expect(try await purse.sheetSettings.inForce(for: bound).settings.id == keys.id)
+        #expect(try await purse.sheetSettings.inForce(for: purse.ephemeralKey("cus_any")).settings.id == defaults.id)
     }
 
     @Test func deletedSettingsLeaveTheIntentsThatNamedThemOnTheDefault() async throws {

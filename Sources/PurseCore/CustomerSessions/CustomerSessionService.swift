@@ -55,8 +55,8 @@ public struct CustomerSessionService: Sendable {
         return session
     }
 
-    /// A live session of `account` by its client secret, with the view of it, holding the key it
-    /// hands out, that the elements session sends.
+    /// A live session of `account` by its client secret, with the session as the elements
+    /// session sends it, the key it hands out included.
     ///
     /// Sessions found are kept in memory (``ChangeCaches/customerSessions``), so a sheet opened
     /// again costs the elements session one statement fewer; a revocation, a deleted customer or

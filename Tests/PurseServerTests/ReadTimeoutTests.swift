@@ -37,18 +37,19 @@ struct ReadTimeoutTests {
     }
 
     /// A byte every 300 ms keeps an idle timer alive forever; the deadline does not move, so the
-    /// 408 comes long before the 40 bytes would have (12 s).
+    /// 408 comes long before the 200 bytes would have (a minute: every suite at once under
+    /// ThreadSanitizer once held the 2 s deadline's timer back for over the 12 s of 40 bytes).
     @Test func aTrickledBodyStillTimesOut() async throws {
         try await LiveServer.with(configuration: Self.twoSeconds) { server in
             let account = try await server.makeAccount()
-            let connection = try await open(server, sending: head(account.secretKey, length: 40))
+            let connection = try await open(server, sending: head(account.secretKey, length: 200))
             let trickle = Task {
-                for _ in 0..<40 {
+                for _ in 0..<200 {
                     guard (try? await connection.write("x")) != nil else { return }
                     try? await Task.sleep(for: .milliseconds(300))
                 }
             }
-            let response = try await connection.response(timeout: 20)
+            let response = try await connection.response(timeout: 70)
             trickle.cancel()
             #expect(response.status == 408)
         }
@@ -78,13 +79,12 @@ struct ReadTimeoutTests {
         }
     }
 
+    /// The server closes it, with no answer; the minute is only how long this side waits (a
+    /// loaded machine running every suite under ThreadSanitizer once took 15 s to close it).
     @Test func anIdleConnectionIsClosed() async throws {
         try await LiveServer.with(configuration: Self.twoSeconds) { server in
             let connection = try await RawHTTPConnection.open(port: server.port)
-            let started = ContinuousClock.now
-            // Nothing arrives before the server closes: reading ends with no response at all.
-            await #expect(throws: (any Error).self) { try await connection.response(timeout: 20) }
-            #expect(ContinuousClock.now - started < .seconds(15))
+            #expect(try await connection.closesUnanswered(within: 60))
         }
     }
 

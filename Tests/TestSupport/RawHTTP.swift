@@ -74,6 +74,17 @@ public final class RawHTTPConnection: @unchecked Sendable {
         return response
     }
 
+    /// Whether the server closes the connection, sending nothing, within `seconds`: false when
+    /// the time runs out first or bytes arrive.
+    public func closesUnanswered(within seconds: Int) async throws -> Bool {
+        try await Blocking.run {
+            var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+            setsockopt(self.descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var byte: UInt8 = 0
+            return read(self.descriptor, &byte, 1) == 0
+        }
+    }
+
     private static func complete(_ bytes: [UInt8]) -> (status: Int, body: String, headers: [String: String])? {
         let text = String(decoding: bytes, as: UTF8.self)
         guard let headerEnd = text.range(of: "\r\n\r\n") else { return nil }

@@ -42,16 +42,8 @@ final class ReadFloor: Sendable {
             try prepare(list[index], as: name, on: connection)
             connection.prepared.insert(name)
         }
-        guard let result = PQexecPrepared(connection.handle, name, 0, nil, nil, nil, 0) else {
-            PQfinish(connection.handle)
-            throw HTTPError(.internalServerError, message: "libpq returned no result")
-        }
+        let result = try checked(PQexecPrepared(connection.handle, name, 0, nil, nil, nil, 0), PGRES_TUPLES_OK, on: connection)
         defer { PQclear(result) }
-        guard PQresultStatus(result) == PGRES_TUPLES_OK else {
-            let message = String(cString: PQresultErrorMessage(result))
-            PQfinish(connection.handle)
-            throw HTTPError(.internalServerError, message: message)
-        }
         idle.withLock { $0.append(connection) }
         var body = ByteBuffer()
         for row in 0..<PQntuples(result) {
@@ -69,16 +61,23 @@ final class ReadFloor: Sendable {
 
     /// Prepares `sql` as `name`; a failure closes the connection, as a failed read does.
     private func prepare(_ sql: String, as name: String, on connection: Connection) throws {
-        guard let result = PQprepare(connection.handle, name, sql, 0, nil) else {
+        PQclear(try checked(PQprepare(connection.handle, name, sql, 0, nil), PGRES_COMMAND_OK, on: connection))
+    }
+
+    /// `result`, when it has `status`. Otherwise the connection is closed, since a failed call
+    /// leaves it in doubt, and the server's message is thrown.
+    private func checked(_ result: OpaquePointer?, _ status: ExecStatusType, on connection: Connection) throws -> OpaquePointer {
+        guard let result else {
             PQfinish(connection.handle)
             throw HTTPError(.internalServerError, message: "libpq returned no result")
         }
-        defer { PQclear(result) }
-        guard PQresultStatus(result) == PGRES_COMMAND_OK else {
+        guard PQresultStatus(result) == status else {
             let message = String(cString: PQresultErrorMessage(result))
+            PQclear(result)
             PQfinish(connection.handle)
             throw HTTPError(.internalServerError, message: message)
         }
+        return result
     }
 
     private func takeConnection() throws -> Connection {

@@ -338,6 +338,11 @@ def healthz_ratios(run):
             for pair in run.get("healthz_pairs", [])]
 
 
+def counted(number, noun):
+    """"1 pair", "9 pairs": a count and its noun for the report."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def two_processes_ratio(floor, name):
     """CPU per request on two processes ÷ on one, from `two_processes_floor`."""
     one, two = floor[name]
@@ -1016,7 +1021,7 @@ def targets(run, scale=None):
         med, low, high = median_and_range(ratios)
         bare = run["bare_http"]["cpu_us_per_operation"]["server"]
         rows.append(("`/healthz`: Purse CPU ÷ bare Hummingbird's",
-                     f"{len(ratios)} pair{'s' if len(ratios) > 1 else ''} back to back {med:.2f}× "
+                     f"{counted(len(ratios), 'pair')} back to back {med:.2f}× "
                      f"({low:.2f}–{high:.2f}×); the rounds' medians "
                      f"{stack:.0f} ÷ {bare:.0f} µs", "≤ 1.3×", med <= 1.3))
     for w in run["workloads"]:
@@ -1284,7 +1289,7 @@ def cpu_table(run):
                       f"generator {cpu['load']:.0f} µs per request."]
         ratios = healthz_ratios(run)
         if ratios:
-            lines[-1] += (f" Against bare Hummingbird, in {len(ratios)} pair{'s' if len(ratios) > 1 else ''} of "
+            lines[-1] += (f" Against bare Hummingbird, in {counted(len(ratios), 'pair')} of "
                           f"{HEALTHZ_PAIR_DURATION}-second runs "
                           f"back to back: " + ", ".join(f"{r:.2f}×" for r in ratios) + ".")
     pair = run.get("two_processes_floor")

@@ -35,21 +35,7 @@ def purse():
     process = subprocess.Popen(
         [purse_binary(), "serve", "--port", "0"], stdout=log, stderr=subprocess.STDOUT, env=env
     )
-    port = None
-    deadline = time.time() + 120
-    while time.time() < deadline and port is None:
-        log.seek(0)
-        match = re.search(r"listening on port (\d+)", log.read())
-        if match:
-            port = int(match.group(1))
-        elif process.poll() is not None:
-            log.seek(0)
-            raise RuntimeError("purse serve exited early:\n" + log.read())
-        else:
-            time.sleep(0.1)
-    if port is None:
-        process.kill()
-        raise RuntimeError("purse serve did not start in time")
+    port = wait_for_port(process, log)
     server = Server(f"http://127.0.0.1:{port}", data, env, log)
     yield server
     process.send_signal(signal.SIGTERM)
@@ -144,8 +130,28 @@ def wait_for_port(process, log, timeout=120):
             log.seek(0)
             raise RuntimeError("purse serve exited early:\n" + log.read())
         time.sleep(0.1)
+    # A start this slow is a hang: what it printed and where its threads stand say where.
+    stacks = thread_stacks(process.pid)
     process.kill()
-    raise RuntimeError("purse serve did not start in time")
+    log.seek(0)
+    raise RuntimeError(
+        f"purse serve did not start in {timeout} s. Its output:\n{log.read()[-4000:]}\nIts threads:\n{stacks}"
+    )
+
+
+def thread_stacks(pid):
+    """Every thread's backtrace in a live process, from gdb; or why there is none."""
+    gdb = shutil.which("gdb")
+    if not gdb:
+        return "(no backtraces: gdb is not installed)"
+    try:
+        result = subprocess.run(
+            [gdb, "-p", str(pid), "-batch", "-nx", "-ex", "thread apply all bt 40"],
+            capture_output=True, text=True, timeout=60,
+        )
+    except subprocess.TimeoutExpired:
+        return "(no backtraces: gdb took over 60 s)"
+    return result.stdout[-30000:] or result.stderr[-2000:]
 
 
 @pytest.fixture

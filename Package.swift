@@ -198,7 +198,7 @@ let package = Package(
             path: "Benchmarks/purse-load",
             swiftSettings: strictSettings
         ),
-        // Benchmarks/: the HTTP floor, Hummingbird alone answering GET /healthz, and the read floor.
+        // Benchmarks/: the HTTP floor, Hummingbird alone answering GET /healthz, and the read and write floors.
         .executableTarget(
             name: "bare-http",
             dependencies: [

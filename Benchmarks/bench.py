@@ -276,18 +276,43 @@ class Purse(Server):
 
 class BareHTTP(Server):
     """The HTTP floor: `bare-http`, Hummingbird alone answering `GET /healthz`; given a database
-    and the reads' statements, also the read floor (`read_floor_workload`)."""
+    and the workloads' statements, also the read and write floors (`sql_floor_workload`)."""
 
     def start(self, *flags):
         self.launch([str(BINARIES / "bare-http"), *flags], "bare-http.log")
 
 
-def read_floor_workload(workload, count):
-    """The read floor of a single-statement read: `bare-http` running the statement the floor's
-    pgbench runs for each of its rows, through libpq and nothing else."""
-    return {"name": f"{workload['name']}_floor", "title": f"{workload['title']}: the read floor",
-            "steps": [{"method": "GET", "path": f"/read/{workload['name']}/{{index}}", "headers": {}}],
-            "rows": [{"index": str(index)} for index in range(count)]}
+def sql_floor_workload(workload, count):
+    """The read or write floor of a workload: `bare-http` running, for each of the workload's
+    requests, the statements the floor's pgbench runs for it, through libpq and nothing else. A
+    write's first request answers the token its ids are made from; the later ones pass it back."""
+    steps = []
+    for number, step in enumerate(workload["steps"]):
+        path = f"/sql/{workload['name']}/{{index}}/{number}" + ("?token={token}" if number else "")
+        steps.append({"method": step["method"], "path": path, "headers": {},
+                      **({"body": ""} if step["method"] == "POST" else {}),
+                      **({"capture": {"token": "token"}} if number == 0 and len(workload["steps"]) > 1 else {})})
+    return {"name": f"{workload['name']}_floor", "title": f"{workload['title']}: the {kind_of(workload['name'])} floor",
+            "steps": steps, "rows": [{"index": str(index)} for index in range(count)]}
+
+
+def floor_requests(script, requests):
+    """A floor script's statements split into the operation's requests, for the SQL floor: each
+    request ends at its transaction's COMMIT (or at the script's end), and the ids the operation
+    makes take their number from `$1`, where pgbench's take it from `:n`."""
+    statements = [line.removesuffix(";").replace(" || :n || ", " || $1 || ")
+                  for line in script.splitlines() if line and not line.startswith("\\")]
+    split, current = [], []
+    for statement in statements:
+        current.append(statement)
+        if statement == "COMMIT":
+            split.append(current)
+            current = []
+    if current:
+        split.append(current)
+    if len(split) != requests:
+        raise SystemExit(f"the floor's script splits into {len(split)} requests at its COMMITs, not {requests}")
+    return split
 
 
 def two_processes_floor(cluster, purse, second, folder):
@@ -760,9 +785,9 @@ def command_run(arguments):
         processes = {"purse": lambda: cpu_seconds([purse.process.pid]), "postgres": cluster.cpu_seconds}
         selected = [w for w in workloads if not arguments.only or w["name"] in arguments.only]
         later = {}
-        # Each workload's floor scripts (a script per row), and each single-statement read's
-        # statement for each of those rows, for the read floor.
-        floor_scripts, read_statements = {}, {}
+        # Each workload's floor scripts (a script per row), and their statements split into the
+        # workload's requests, for the read and write floors.
+        floor_scripts, sql_floors = {}, {}
         for workload in selected:
             statements = capture_statements(cluster, purse, workload, folder)
             captured_row = workload["rows"][-1]
@@ -788,10 +813,8 @@ def command_run(arguments):
                 script.write_text(for_row(template, captured_row, row))
                 scripts.append(script)
             floor_scripts[workload["name"]] = scripts
-            if workload["name"] in SINGLE_STATEMENT_READS:
-                read_statements[workload["name"]] = [
-                    " ".join(line for line in script.read_text().splitlines() if not line.startswith("\\"))
-                    for script in scripts]
+            sql_floors[workload["name"]] = [floor_requests(script.read_text(), len(workload["steps"]))
+                                            for script in scripts]
             log(f"{workload['name']}: {len(statements)} statements per operation")
             rounds = []
             for number in range(1, ROUNDS + 1):
@@ -815,14 +838,14 @@ def command_run(arguments):
                 "name": workload["name"], "title": workload["title"], "statements": len(statements),
                 "sql": template, **median, "rounds": rounds,
             })
-        # The HTTP and read floors run beside Purse and PostgreSQL, in rounds alternating with
-        # Purse's /healthz: the same machine state for both sides of the ratio.
-        reads_file = folder / "reads.json"
-        reads_file.write_text(json.dumps(read_statements))
-        bare.start("--database-url", cluster.url(), "--reads", str(reads_file))
+        # The HTTP, read and write floors run beside Purse and PostgreSQL, in rounds alternating
+        # with Purse's /healthz: the same machine state for both sides of the ratio.
+        statements_file = folder / "floors.json"
+        statements_file.write_text(json.dumps(sql_floors))
+        bare.start("--database-url", cluster.url(), "--statements", str(statements_file))
         bare_cpu = {"server": lambda: cpu_seconds([bare.process.pid]), "postgres": cluster.cpu_seconds}
         stack_rounds, bare_rounds = [], []
-        read_floor_rounds = {name: [] for name in read_statements}
+        sql_floor_rounds = {name: [] for name in sql_floors}
         for number in range(1, ROUNDS + 1):
             settle(cluster)
             stack_rounds.append(run_load(purse.base, HTTP_STACK, folder, cpu_of=processes))
@@ -831,21 +854,18 @@ def command_run(arguments):
             log(f"GET /healthz round {number}: Purse {stack_rounds[-1]['cpu_us_per_operation']['purse']:.0f} µs, "
                 f"bare Hummingbird {bare_rounds[-1]['cpu_us_per_operation']['server']:.0f} µs per request")
             for workload in selected:
-                if workload["name"] not in read_statements:
-                    continue
                 settle(cluster)
-                report = run_load(bare.base, read_floor_workload(workload, len(read_statements[workload["name"]])),
+                report = run_load(bare.base, sql_floor_workload(workload, len(sql_floors[workload["name"]])),
                                   folder, cpu_of=bare_cpu)
-                read_floor_rounds[workload["name"]].append(report)
-                log(f"{workload['name']} round {number}: the read floor {report['cpu_us_per_operation']['server']:.0f} "
-                    f"µs per request, {report['errors']} errors")
+                sql_floor_rounds[workload["name"]].append(report)
+                log(f"{workload['name']} round {number}: the {kind_of(workload['name'])} floor "
+                    f"{report['cpu_us_per_operation']['server']:.0f} µs per operation, {report['errors']} errors")
         results["healthz_pairs"] = healthz_pairs(purse, bare, folder)
         bare.stop()
         for workload in selected:
-            if workload["name"] in read_floor_rounds:
-                rounds = read_floor_rounds[workload["name"]]
-                results["workloads"][selected.index(workload)]["read_floor"] = dict(
-                    median_by(rounds, lambda r: r["cpu_us_per_operation"]["server"]), rounds=rounds)
+            rounds = sql_floor_rounds[workload["name"]]
+            results["workloads"][selected.index(workload)]["sql_floor"] = dict(
+                median_by(rounds, lambda r: r["cpu_us_per_operation"]["server"]), rounds=rounds)
         results["http_stack"] = dict(median_by(stack_rounds, lambda r: r["cpu_us_per_operation"]["purse"]),
                                      rounds=stack_rounds)
         results["bare_http"] = dict(median_by(bare_rounds, lambda r: r["cpu_us_per_operation"]["server"]),
@@ -967,16 +987,14 @@ def targets(run, scale=None):
         if stack:
             med, low, high = median_and_range([cpu(r, "purse") / stack for r in w["rounds"]])
             measured = f"{med * stack:.0f} ÷ {stack:.0f} µs = {med:.2f}× ({low:.2f}–{high:.2f}×)"
-            floor = read_floor_ratio(run, w)
-            if floor:
-                measured += f"; the read floor alone {floor[0]:.2f}× ({floor[1]:.2f}–{floor[2]:.2f}×)"
-            rows.append((f"{w['title']}: Purse CPU ÷ `/healthz`'s", measured, "≤ 2×", med <= 2))
+            rows.append((f"{w['title']}: Purse CPU ÷ `/healthz`'s", measured + sql_floor_beside(run, w), "≤ 2×",
+                         med <= 2))
         floor_postgres = [r["floor"]["cpu_us_per_transaction"]["postgres"] for r in w["rounds"]]
         med, low, high = median_and_range([cpu(r, "postgres") / f for r, f in zip(w["rounds"], floor_postgres)])
         measured = f"{med:.2f}× ({low:.2f}–{high:.2f}×)"
-        if w.get("read_floor"):
+        if w.get("sql_floor"):
             # The same statements, prepared, with an HTTP server sharing the cores as Purse does.
-            beside = w["read_floor"]["cpu_us_per_operation"]["postgres"] / median_and_range(floor_postgres)[0]
+            beside = w["sql_floor"]["cpu_us_per_operation"]["postgres"] / median_and_range(floor_postgres)[0]
             measured += f"; under the read floor {beside:.2f}×"
         rows.append((f"{w['title']}: PostgreSQL CPU ÷ the floor's", measured, "≤ 1.2×", med <= 1.2))
     for name, before in WRITE_CPU_BEFORE_US.items():
@@ -987,7 +1005,8 @@ def targets(run, scale=None):
             limit = before / HEALTHZ_CPU_BEFORE_US / 2
             med, low, high = median_and_range([cpu(r, "purse") / stack for r in w["rounds"]])
             rows.append((f"{w['title']}: Purse CPU ÷ `/healthz`'s",
-                         f"{med * stack:.0f} ÷ {stack:.0f} µs = {med:.2f}× ({low:.2f}–{high:.2f}×)",
+                         f"{med * stack:.0f} ÷ {stack:.0f} µs = {med:.2f}× ({low:.2f}–{high:.2f}×)"
+                         + sql_floor_beside(run, w),
                          f"≤ {limit:.2f}× (half of {before} ÷ {HEALTHZ_CPU_BEFORE_US} µs at c6507df)", med <= limit))
         med, low, high = median_and_range(
             [cpu(r, "postgres") / r["floor"]["cpu_us_per_transaction"]["postgres"] for r in w["rounds"]])
@@ -1041,15 +1060,24 @@ def targets(run, scale=None):
     return rows
 
 
-def read_floor_ratio(run, workload):
-    """The read floor's CPU per request ÷ Purse's `/healthz`'s, round by round (both are measured
-    in the same rounds): its median and range, or None when the run has no read floor."""
-    floor = workload.get("read_floor")
+def sql_floor_ratio(run, workload):
+    """The read or write floor's CPU per operation ÷ Purse's `/healthz`'s, round by round (both
+    are measured in the same rounds): its median and range, or None when the run has no such
+    floor."""
+    floor = workload.get("sql_floor")
     if not floor or "http_stack" not in run:
         return None
     pairs = zip(run["http_stack"]["rounds"], floor["rounds"])
     return median_and_range([f["cpu_us_per_operation"]["server"] / s["cpu_us_per_operation"]["purse"]
                              for s, f in pairs])
+
+
+def sql_floor_beside(run, workload):
+    """"; the read floor alone 1.88× (1.72–1.90×)", or nothing when the run has no such floor."""
+    floor = sql_floor_ratio(run, workload)
+    if not floor:
+        return ""
+    return f"; the {kind_of(workload['name'])} floor alone {floor[0]:.2f}× ({floor[1]:.2f}–{floor[2]:.2f}×)"
 
 
 def target_lines(rows):
@@ -1200,8 +1228,8 @@ def write_markdown(stored):
                   "Judged from this run (the per-round figures are the rounds' median, with their range) and the "
                   "scale run below. Latency without queueing is one connection with one request in flight, "
                   f"{UNQUEUED_OPERATIONS['read']} operations of a read and {UNQUEUED_OPERATIONS['write']} of a write, "
-                  "beside the floor's SQL alone (pgbench, one connection, as many transactions); a read's CPU "
-                  "target shows the read floor's ratio beside Purse's (see the CPU table); "
+                  "beside the floor's SQL alone (pgbench, one connection, as many transactions); a CPU target of "
+                  "Purse's shows its read or write floor's ratio beside it (see the CPU table); "
                   "the two-process figures are one 32-connection run with the connections split between two "
                   "`purse serve` on the same database, against one process's run just before it.", ""]
         lines += target_lines(targets(run, stored.get("scale"))) + [""]
@@ -1326,18 +1354,19 @@ def cpu_table(run):
         lines += ["", "Two processes where Purse runs none of its own code per request, each pair back to back after "
                       f"the two-process workloads: `/healthz` cost Purse {described('purse')}; bare Hummingbird "
                       f"{described('bare_http')}."]
-    floors = [w for w in run["workloads"] if w.get("read_floor")]
+    floors = [w for w in run["workloads"] if w.get("sql_floor")]
     if floors and stack:
-        lines += ["", "The read floor: `bare-http` (Hummingbird alone) answering each read with its statement run "
-                      "through libpq's `PQexecPrepared` (prepared once per connection), blocking, and the row's "
-                      "text: no authentication, no decoding, no "
-                      "JSON. Its CPU per request, median round, against Purse's `/healthz` and Purse's read in the "
-                      "same run:", "",
-                  "| read | read floor µs | PostgreSQL µs | read floor ÷ Purse's `/healthz`, rounds | "
-                  "Purse's read ÷ the read floor | errors |", "|---|---|---|---|---|---|"]
+        lines += ["", "The read and write floors: `bare-http` (Hummingbird alone) answering each of an operation's "
+                      "requests by running the statements the pgbench floor runs for it through libpq's "
+                      "`PQexecPrepared` (prepared once per connection), one statement per round trip, blocking, "
+                      "and the last statement's rows as text (a write's first request, the token its ids are made "
+                      "from): no authentication, no decoding, no JSON, no events built. Its CPU per operation, "
+                      "median round, against Purse's `/healthz` and Purse's operation in the same run:", "",
+                  "| workload | floor µs | PostgreSQL µs | floor ÷ Purse's `/healthz`, rounds | "
+                  "Purse ÷ the floor | errors |", "|---|---|---|---|---|---|"]
         for w in floors:
-            floor = w["read_floor"]
-            med, low, high = read_floor_ratio(run, w)
+            floor = w["sql_floor"]
+            med, low, high = sql_floor_ratio(run, w)
             purse = median_and_range([r["purse"]["cpu_us_per_operation"]["purse"] for r in w["rounds"]])[0]
             lines.append(f"| {w['title']} | {floor['cpu_us_per_operation']['server']:.0f} | "
                          f"{floor['cpu_us_per_operation']['postgres']:.0f} | {med:.2f}× ({low:.2f}–{high:.2f}×) | "

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import PurseModels
+import PurseServer
 import TestSupport
 import Testing
 
@@ -13,9 +14,12 @@ struct ConcurrencyTests {
     /// four connections can queue past the 2 s checkout timeout on a machine running every suite
     /// at once, and these tests are about what the races leave behind, not about the timeout.
     static let patient = PostgresClient.Options(maxConnections: 4, checkoutTimeout: .seconds(30))
+    /// A server as patient as the pool: under ThreadSanitizer, with every suite running, a
+    /// request queued behind the lock outlived the usual 15 s request limit.
+    static let patientServer = ServerConfiguration(port: 0, logLevel: .warning, requestTimeout: .seconds(120))
 
     @Test func settingDefaultsWhileDetachingNeverLeavesADetachedDefault() async throws {
-        try await LiveServer.with(poolOptions: Self.patient) { server in
+        try await LiveServer.with(configuration: Self.patientServer, poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             for _ in 0..<3 {
@@ -89,7 +93,7 @@ struct ConcurrencyTests {
     }
 
     @Test func oneSetupIntentConfirmedByManyClientsSucceedsOnce() async throws {
-        try await LiveServer.with(poolOptions: Self.patient) { server in
+        try await LiveServer.with(configuration: Self.patientServer, poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             for _ in 0..<3 {
@@ -133,7 +137,7 @@ struct ConcurrencyTests {
     /// IdempotencyTests covers duplicates racing for their ids; here every client retries its
     /// 409 until it has an answer, and every answer must be the first one, byte for byte.
     @Test func everyClientRetryingOneKeyGetsTheOneResponse() async throws {
-        try await LiveServer.with(poolOptions: Self.patient) { server in
+        try await LiveServer.with(configuration: Self.patientServer, poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             let headers = ["Idempotency-Key": "checkout-7"]
@@ -159,7 +163,7 @@ struct ConcurrencyTests {
     }
 
     @Test func oneKeySentWithDifferentBodiesRunsOnlyOne() async throws {
-        try await LiveServer.with(poolOptions: Self.patient) { server in
+        try await LiveServer.with(configuration: Self.patientServer, poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             let calls = try await Self.concurrently(Array(0..<24)) { index in
@@ -184,7 +188,7 @@ struct ConcurrencyTests {
     }
 
     @Test func deletingACustomerWhileMethodsAreAttachedLeavesNoneOnIt() async throws {
-        try await LiveServer.with(poolOptions: Self.patient) { server in
+        try await LiveServer.with(configuration: Self.patientServer, poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             let customer = try await Self.newCustomer(api)
@@ -257,7 +261,7 @@ struct ConcurrencyTests {
     /// More than AttachAndDefaultTests' two customers, and through confirmations and customer
     /// creations as well as attaches.
     @Test func oneMethodAttachedToManyCustomersAtOnceEndsOnOne() async throws {
-        try await LiveServer.with(poolOptions: Self.patient) { server in
+        try await LiveServer.with(configuration: Self.patientServer, poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             for _ in 0..<2 {
@@ -309,7 +313,7 @@ struct ConcurrencyTests {
     }
 
     @Test func confirmingAndCancelingOneIntentAtOnceEndsOneWayOrTheOther() async throws {
-        try await LiveServer.with(poolOptions: Self.patient) { server in
+        try await LiveServer.with(configuration: Self.patientServer, poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             for _ in 0..<4 {
@@ -339,7 +343,7 @@ struct ConcurrencyTests {
 
     /// A customer tapping the 3D Secure page's buttons again and again, in several tabs.
     @Test func anAuthenticationPageAnsweredManyTimesAtOnceDecidesOnce() async throws {
-        try await LiveServer.with(poolOptions: Self.patient) { server in
+        try await LiveServer.with(configuration: Self.patientServer, poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             for _ in 0..<3 {
@@ -367,7 +371,7 @@ struct ConcurrencyTests {
 
     /// The bound settings vanish between the check that they exist and the insert that names them.
     @Test func bindingToSheetSettingsBeingDeletedIsRefusedNeverAServerError() async throws {
-        try await LiveServer.with(poolOptions: Self.patient) { server in
+        try await LiveServer.with(configuration: Self.patientServer, poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             let customer = try await Self.newCustomer(api)
@@ -405,7 +409,7 @@ struct ConcurrencyTests {
     }
 
     @Test func keysAndSessionsMadeWhileTheCustomerIsDeletedDieWithIt() async throws {
-        try await LiveServer.with(poolOptions: Self.patient) { server in
+        try await LiveServer.with(configuration: Self.patientServer, poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             for _ in 0..<8 {
@@ -453,7 +457,7 @@ struct ConcurrencyTests {
     }
 
     @Test func aSessionThatKeepsTheLastMethodKeepsItUnderConcurrentRemovals() async throws {
-        try await LiveServer.with(poolOptions: Self.patient) { server in
+        try await LiveServer.with(configuration: Self.patientServer, poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             let customer = try await Self.newCustomer(api)
@@ -484,7 +488,7 @@ struct ConcurrencyTests {
     }
 
     @Test func theSameCardSavedByManyClientsUnderReuseIsSavedOnce() async throws {
-        try await LiveServer.with(poolOptions: Self.patient) { server in
+        try await LiveServer.with(configuration: Self.patientServer, poolOptions: Self.patient) { server in
             let account = try await server.makeAccount()
             let api = account.secret
             _ = try await api.post("/v1/customer_sheet_settings/default", "duplicate_cards=reuse")

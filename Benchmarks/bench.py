@@ -762,6 +762,9 @@ def localstripe_workloads(peer):
 def machine():
     return {
         "nproc": os.cpu_count(),
+        # Passed on to every `purse serve` the run starts: a pool other than the default moves
+        # PostgreSQL's CPU per read (Benchmarks/README.md, "The pool's size").
+        "pool_size": os.environ.get("PURSE_POOL_SIZE"),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                                  text=True).stdout.strip(),
@@ -770,6 +773,12 @@ def machine():
                                       ".", ":!Benchmarks/results.md", ":!Benchmarks/results.json"],
                                      capture_output=True, text=True).stdout.strip()),
     }
+
+
+def machine_words(m):
+    """How a results section names the machine and the run's settings, in its heading."""
+    pool = f", PURSE_POOL_SIZE={m['pool_size']}" if m.get("pool_size") else ""
+    return f"nproc {m['nproc']}{pool}"
 
 
 def command_run(arguments):
@@ -1158,7 +1167,7 @@ def compare_table(compare):
     m = compare["machine"]
     lines = [f"## Two builds side by side ({m['date']}, candidate {m['commit']}"
              f"{' + local changes' if m['dirty'] else ''}, baseline {compare.get('baseline_commit') or compare['baseline']}, "
-             f"nproc {m['nproc']})", "",
+             f"{machine_words(m)})", "",
              f"`scripts/bench compare`: one database, {compare['rounds']} alternating rounds per workload "
              f"({compare['connections']} connections, {compare['warmup_s']} s warm-up, {compare['duration_s']} s "
              "measured); each cell is the median over the rounds, the ratio candidate ÷ baseline.", "",
@@ -1206,7 +1215,7 @@ def write_markdown(stored):
     if run:
         m = run["machine"]
         lines += [f"## Workloads ({m['date']}, commit {m['commit']}{' + local changes' if m['dirty'] else ''}, "
-                  f"nproc {m['nproc']})", "",
+                  f"{machine_words(m)})", "",
                   f"{run['connections']} connections, {run['warmup_s']} s warm-up, {run['duration_s']} s measured. "
                   "An operation is the whole workload step list; the floor is pgbench running the SQL that one "
                   "operation executes (captured from PostgreSQL's statement log) at the same concurrency, "
@@ -1249,7 +1258,7 @@ def write_markdown(stored):
     if scale:
         m = scale["machine"]
         lines += [f"## Scale ({m['date']}, commit {m['commit']}{' + local changes' if m['dirty'] else ''}, "
-                  f"nproc {m['nproc']})", "",
+                  f"{machine_words(m)})", "",
                   f"Customers with 5 cards each, loaded with COPY, each size in a database and `purse serve` of its "
                   f"own. The sizes are measured in turn, {counted(SCALE_ROUNDS, 'round')} of 32-connection runs ({WARMUP} s "
                   f"warm-up, {SCALE_DURATION} s measured), so the machine's drift falls on every size alike; each "

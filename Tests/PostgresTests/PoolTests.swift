@@ -259,7 +259,7 @@ struct PoolTests {
         await client.close()
     }
 
-    @Test(.timeLimit(.minutes(TestTimeScale.minutes(2))))
+    @Test(.scaledTimeLimit(minutes: 2))
     func thePoolRecoversWhenPostgreSQLRestarts() async throws {
         let cluster = try await TestPostgres.startThrowawayCluster()
         defer { TestPostgres.destroy(cluster) }

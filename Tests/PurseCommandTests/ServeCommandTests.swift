@@ -6,7 +6,7 @@ import Testing
 
 @Suite("purse serve on the local default", .serialized)
 struct ServeCommandTests {
-    @Test(.timeLimit(.minutes(TestTimeScale.minutes(3))))
+    @Test(.scaledTimeLimit(minutes: 3))
     func startsFromAnEmptyFolderAndAgainWithTheSameMasterKey() async throws {
         let folder = try TestFolder.make("local-default")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -35,7 +35,7 @@ struct ServeCommandTests {
         #expect(!second.output.contains("Created a new master key"))
     }
 
-    @Test(.timeLimit(.minutes(TestTimeScale.minutes(3))))
+    @Test(.scaledTimeLimit(minutes: 3))
     func startsAsANormalUser() async throws {
         let folder = try TestFolder.make("local-default-user")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -51,7 +51,7 @@ struct ServeCommandTests {
         if user != nil { #expect(data[.ownerAccountName] as? String == "nobody") }
     }
 
-    @Test(.timeLimit(.minutes(TestTimeScale.minutes(2))))
+    @Test(.scaledTimeLimit(minutes: 2))
     func refusesABadMasterKeyClearly() async throws {
         let folder = try TestFolder.make("bad-key")
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("purse serve shuts down gracefully")
 struct ShutdownTests {
-    @Test(.timeLimit(.minutes(TestTimeScale.minutes(5))))
+    @Test(.scaledTimeLimit(minutes: 5))
     func sigtermLetsARequestInFlightFinish() async throws {
         try await TestPostgres.withEmptyDatabase { database in
             let folder = try TestFolder.make("drain")
@@ -44,7 +44,7 @@ struct ShutdownTests {
 struct FailedStartTests {
     /// A port already taken fails the HTTP server, and the service group cancels the rest: the
     /// webhook, housekeeping and change-feed loops must end on that too, not only on SIGTERM.
-    @Test(.timeLimit(.minutes(TestTimeScale.minutes(5))))
+    @Test(.scaledTimeLimit(minutes: 5))
     func aPortInUseEndsTheProcessWithAClearError() async throws {
         try await TestPostgres.withEmptyDatabase { database in
             let folder = try TestFolder.make("port-in-use")

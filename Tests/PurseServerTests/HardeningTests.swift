@@ -214,7 +214,7 @@ struct HardeningTests {
 
     /// On a cluster of its own: any announced key change, which other suites make all the time on
     /// the shared test database, would empty the memory this test watches.
-    @Test(.timeLimit(.minutes(TestTimeScale.minutes(2))))
+    @Test(.scaledTimeLimit(minutes: 2))
     func anUnknownKeyIsRememberedUntilAKeyChanges() async throws {
         let cluster = try await TestPostgres.startThrowawayCluster()
         defer { TestPostgres.destroy(cluster) }

@@ -28,7 +28,7 @@ struct HealthTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(TestTimeScale.minutes(2))))
+    @Test(.scaledTimeLimit(minutes: 2))
     func readyzFollowsTheDatabaseWithoutARestart() async throws {
         let cluster = try await TestPostgres.startThrowawayCluster()
         defer { TestPostgres.destroy(cluster) }

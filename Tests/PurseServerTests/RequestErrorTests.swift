@@ -106,7 +106,7 @@ struct RequestErrorTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(TestTimeScale.minutes(2))))
+    @Test(.scaledTimeLimit(minutes: 2))
     func anUnreachableDatabaseIsA503WithRetry() async throws {
         let cluster = try await TestPostgres.startThrowawayCluster()
         defer { TestPostgres.destroy(cluster) }

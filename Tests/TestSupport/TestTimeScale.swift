@@ -1,9 +1,11 @@
 import Foundation
+public import Testing
 
 /// How much slower than usual this run's code is: `PURSE_TEST_TIME_SCALE`, 1 when unset.
 /// `scripts/tsan` sets it, since ThreadSanitizer slows everything several times over and a test
 /// then waits longer for a database slot (``DatabaseSlots``) before its own work starts. The
-/// tests' hang backstops (`.timeLimit`) scale with it; what a test measures does not.
+/// tests' hang backstops (``Testing/Trait/scaledTimeLimit(minutes:)``) scale with it; what a test
+/// measures does not.
 public enum TestTimeScale {
     public static let factor: Int = {
         guard let text = ProcessInfo.processInfo.environment["PURSE_TEST_TIME_SCALE"] else { return 1 }
@@ -12,9 +14,11 @@ public enum TestTimeScale {
         }
         return value
     }()
+}
 
-    /// `minutes`, scaled: for `.timeLimit(.minutes(TestTimeScale.minutes(5)))`.
-    public static func minutes(_ minutes: Int) -> Int {
-        minutes * factor
+extension Trait where Self == TimeLimitTrait {
+    /// A hang backstop of `minutes`, times ``TestTimeScale/factor``.
+    public static func scaledTimeLimit(minutes: Int) -> Self {
+        .timeLimit(.minutes(minutes * TestTimeScale.factor))
     }
 }

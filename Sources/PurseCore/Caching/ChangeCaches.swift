@@ -1,6 +1,6 @@
 /// The server's in-memory caches of rows PostgreSQL announces changes to, by topic (the payload
-/// of `NOTIFY purse_changes`, migrations 0012, 0014 and 0027), and the signals of changes it acts
-/// on.
+/// of `NOTIFY purse_changes`, migrations 0012, 0014 and 0026 to 0028), and the signals of changes
+/// it acts on.
 public final class ChangeCaches: Sendable {
     /// The NOTIFY channel.
     public static let channel = "purse_changes"

@@ -6,8 +6,8 @@ public import Testing
 /// then waits longer for a database slot (``DatabaseSlots``) before its own work starts. The
 /// tests' hang backstops (``Testing/Trait/scaledTimeLimit(minutes:)``) scale with it; what a test
 /// measures does not.
-public enum TestTimeScale {
-    public static let factor: Int = {
+enum TestTimeScale {
+    static let factor: Int = {
         guard let text = ProcessInfo.processInfo.environment["PURSE_TEST_TIME_SCALE"] else { return 1 }
         guard let value = Int(text), value >= 1 else {
             fatalError("PURSE_TEST_TIME_SCALE must be a whole number of at least 1, not \(text)")
